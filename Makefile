@@ -1,0 +1,149 @@
+# pysbx Makefile (GNU make). Normally driven by ./build.sh, which first builds
+# libseccomp into build/seccomp and the uapi header view into build/uapi.
+#
+#   make [all]     programs, unit tests and probes (static, musl)
+#   make fuzz      libFuzzer targets from test/fuzz/*.c (clang, glibc, ASan)
+#   make clean     remove what this Makefile built (not libseccomp)
+#   make V=1       show full command lines
+
+B := build
+
+# musl-gcc unless given on the command line: a CC exported for other
+# projects (often gcc) would silently link against glibc.
+ifneq ($(origin CC),command line)
+CC := musl-gcc
+endif
+AR := ar
+FUZZ_CC ?= clang
+
+SECCOMP_PREFIX ?= $(B)/seccomp
+SECCOMP_LIB := $(SECCOMP_PREFIX)/lib/libseccomp.a
+UAPI_INCLUDE ?= $(B)/uapi/include
+
+# CFLAGS and LDFLAGS are the user's to change (make CFLAGS=-O0 LDFLAGS=);
+# the warnings, language, defines and -static below always apply.
+CFLAGS ?= -O2
+LDFLAGS ?= -s
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 \
+	-Werror=implicit-function-declaration \
+	-Wstrict-prototypes -Wmissing-prototypes
+# musl has no _FORTIFY_SOURCE support, hence none here.
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -fno-strict-aliasing \
+	-fstack-protector-strong $(CFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE -Ipkg -isystem $(UAPI_INCLUDE) \
+	-isystem $(SECCOMP_PREFIX)/include $(CPPFLAGS)
+DEPFLAGS = -MMD -MP
+
+# Fuzzing runs against glibc and the system libseccomp (libseccomp-dev):
+# the sanitizers need a libc they support. No -Werror: a newer clang's new
+# warnings must not stop a fuzzing run; the musl build is the gate.
+FUZZ_CFLAGS ?= -g -O1
+FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+FUZZ_ALL_CFLAGS = -std=gnu11 $(WARNINGS) -fno-strict-aliasing \
+	$(FUZZ_SAN) -D_GNU_SOURCE -Ipkg $(FUZZ_CFLAGS)
+
+ifeq ($(V),1)
+Q :=
+msg = @:
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+# --- sources ----------------------------------------------------------------
+
+PKG_SRCS := $(sort $(wildcard pkg/*/*.c))
+PKG_OBJS := $(PKG_SRCS:%.c=$(B)/obj/%.o)
+LIB := $(B)/libpysbx.a
+
+PROGRAMS := $(sort $(patsubst cmd/%/,%,$(dir $(wildcard cmd/*/*.c))))
+BINS := $(PROGRAMS:%=$(B)/bin/%)
+
+UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
+UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(B)/test/unit/%)
+
+PROBE_SRCS := $(sort $(wildcard test/probe/*.c))
+PROBE_BINS := $(PROBE_SRCS:test/probe/%.c=$(B)/test/probe/%)
+
+FUZZ_SRCS := $(sort $(wildcard test/fuzz/*.c))
+FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_PKG_OBJS := $(PKG_SRCS:%.c=$(B)/fuzz/obj/%.o)
+
+# --- targets ----------------------------------------------------------------
+
+.PHONY: all bins tests probes fuzz clean
+.DEFAULT_GOAL := all
+
+all: bins tests probes
+bins: $(BINS)
+tests: $(UNIT_BINS)
+probes: $(PROBE_BINS)
+
+# Made by build.sh; a plain `make` in a fresh tree says so instead of
+# failing on a missing header.
+$(SECCOMP_LIB) $(UAPI_INCLUDE):
+	@echo "make: $@ is missing: run ./build.sh (it builds libseccomp and the uapi view)" >&2
+	@exit 1
+
+# Every object waits for the header trees (order-only: their timestamps
+# must not force rebuilds) and is rebuilt when this Makefile changes.
+$(B)/obj/%.o: %.c Makefile | $(SECCOMP_LIB) $(UAPI_INCLUDE)
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(LIB): $(PKG_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# One link rule per program: its objects are every cmd/<name>/*.c.
+define program_rule
+$(B)/bin/$(1): $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(LIB) $(SECCOMP_LIB)
+	@mkdir -p $$(@D)
+	$$(call msg,LD,$$@)
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -static $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $(SECCOMP_LIB)
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
+
+# Unit tests and probes: one file each, linked against libpysbx and
+# libseccomp, static like the programs (probes run inside sandboxes whose
+# root may have no libc at all).
+$(B)/test/unit/%: $(B)/obj/test/unit/%.o $(LIB) $(SECCOMP_LIB)
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(LDFLAGS) -o $@ $< $(LIB) $(SECCOMP_LIB)
+
+$(B)/test/probe/%: $(B)/obj/test/probe/%.o $(LIB) $(SECCOMP_LIB)
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(LDFLAGS) -o $@ $< $(LIB) $(SECCOMP_LIB)
+
+# --- fuzzing ----------------------------------------------------------------
+
+ifeq ($(FUZZ_SRCS),)
+fuzz:
+	@echo "make: no test/fuzz/*.c, nothing to fuzz"
+else
+fuzz: $(FUZZ_BINS)
+endif
+
+$(B)/fuzz/obj/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(call msg,FUZZCC,$<)
+	$(Q)$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
+
+$(B)/fuzz/%: $(B)/fuzz/obj/test/fuzz/%.o $(FUZZ_PKG_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,FUZZLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lseccomp
+
+# --- housekeeping -----------------------------------------------------------
+
+clean:
+	rm -rf $(B)/obj $(B)/bin $(B)/test $(B)/fuzz $(LIB)
+
+# Objects must not be deleted as intermediates of the pattern rules.
+.SECONDARY:
+
+-include $(shell find $(B)/obj $(B)/fuzz/obj -name '*.d' 2>/dev/null)

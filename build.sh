@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# build.sh - build pysbx: static musl binaries, unit tests and probes in build/.
+#
+#   ./build.sh [build]   install missing packages (as root), build libseccomp
+#                        (musl, static) once, then make everything
+#   ./build.sh test      build, then run test/run.sh and exit with its status
+#   ./build.sh fuzz      build the libFuzzer targets (clang, glibc) with make fuzz
+#   ./build.sh clean     remove build/ but keep the libseccomp source and library
+#   ./build.sh clean-all remove build/ entirely
+#
+# Environment: V=1 shows full compiler command lines; JOBS=N sets make -j.
+#
+# Exit status: 0 ok, 100 usage, 111 a prerequisite is missing or a step failed.
+set -euo pipefail
+
+cd "$(dirname "$0")"
+ROOT=$PWD
+B=$ROOT/build
+
+# The libseccomp we build against. Any Debian revision of this upstream
+# release is accepted; the orig tarball is the same for all of them (the
+# archive refuses a different orig under the same name), so its hash is pinned
+# too: that holds even if apt's own checks were somehow bypassed.
+LIBSECCOMP_UPSTREAM=2.5.4
+LIBSECCOMP_ORIG_SHA256=d82902400405cf0068574ef3dc1fe5f5926207543ba1ae6f8e7a1576351dcbdb
+
+# Build and test prerequisites. libclang-common is where clang's libFuzzer
+# runtime lives on bookworm; gpgv, xz-utils and patch are what dpkg-source
+# needs to unpack and patch the source package.
+PACKAGES=(
+	musl-tools musl-dev gcc gperf make dpkg-dev patch xz-utils gpgv
+	debian-archive-keyring linux-libc-dev python3 bubblewrap hyperfine
+	clang libseccomp-dev util-linux file strace
+)
+
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+say() { echo "build.sh: $*" >&2; }
+die() { echo "build.sh: fatal: $*" >&2; exit 111; }
+
+usage() {
+	echo "usage: ./build.sh [build|test|fuzz|clean|clean-all]" >&2
+	exit 100
+}
+
+# --- packages --------------------------------------------------------------
+
+missing_packages() {
+	local p st
+	for p in "${PACKAGES[@]}"; do
+		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+		[[ $st == ii* ]] || echo "$p"
+	done
+}
+
+ensure_packages() {
+	local missing
+	missing=$(missing_packages | tr '\n' ' ')
+	missing=${missing% }
+	[[ -z $missing ]] && return 0
+	if [[ $(id -u) != 0 ]]; then
+		say "missing packages: $missing"
+		echo "apt-get install -y --no-install-recommends $missing" >&2
+		exit 111
+	fi
+	say "installing $missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq </dev/null >"$B/apt-install.log" 2>&1 ||
+		{ cat "$B/apt-install.log" >&2; die "apt-get update failed"; }
+	# shellcheck disable=SC2086 # word splitting of the package list is wanted
+	apt-get install -y -qq --no-install-recommends $missing </dev/null \
+		>>"$B/apt-install.log" 2>&1 ||
+		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
+}
+
+# --- libseccomp source via a private apt configuration ---------------------
+
+# Print deb-src lines for the Debian "main" archives the system already uses,
+# read from both the deb822 (*.sources) and the one-line (sources.list) formats.
+# Only archives that look like Debian's (a /debian or /debian-security path or
+# Debian's archive keyring) are taken: a third-party repository such as
+# nodesource also calls its component "main" but has no libseccomp source.
+system_deb_src_lines() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -r $f ]] || continue
+		awk '
+		function flush(   nu, ns, u, s, i, j, opt, key) {
+			key = tolower(enabled)
+			if (types ~ /(^| )deb( |$)/ && comps ~ /(^| )main( |$)/ &&
+			    key != "no") {
+				nu = split(uris, u, " "); ns = split(suites, s, " ")
+				opt = ""
+				if (signedby ~ /^\//)
+					opt = "[signed-by=" signedby "] "
+				for (i = 1; i <= nu; i++)
+					for (j = 1; j <= ns; j++)
+						print "deb-src " opt u[i] " " s[j] " main"
+			}
+			types = uris = suites = comps = signedby = enabled = ""
+		}
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); last = ""; next }
+		/^[ \t]/   { next }       # continuation (an inline key block)
+		{
+			k = tolower($1); sub(/:$/, "", k)
+			v = $0; sub(/^[^:]*:[ \t]*/, "", v); gsub(/[ \t]+/, " ", v)
+			if (k == "types") types = v
+			else if (k == "uris") uris = v
+			else if (k == "suites") suites = v
+			else if (k == "components") comps = v
+			else if (k == "signed-by") signedby = v
+			else if (k == "enabled") enabled = v
+		}
+		END { flush() }' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[[ -r $f ]] || continue
+		awk '
+		$1 != "deb" { next }
+		{
+			opt = ""; i = 2
+			if ($2 ~ /^\[/) {
+				while (i <= NF) {
+					w = $i; i++
+					gsub(/[\[\]]/, "", w)
+					if (w ~ /^signed-by=\//) opt = "[" w "] "
+					if ($(i - 1) ~ /\]$/) break
+				}
+			}
+			uri = $i; suite = $(i + 1)
+			for (j = i + 2; j <= NF; j++)
+				if ($j == "main")
+					print "deb-src " opt uri " " suite " main"
+		}' "$f"
+	done
+}
+
+is_debian_archive() {
+	[[ $1 =~ /debian(-security)?/?[[:space:]] ||
+		$1 == *debian-archive-keyring* ]]
+}
+
+# apt-get with everything that is state or configuration redirected into
+# build/apt/: the system's lists, caches and sources are never touched.
+papt() {
+	apt-get -c "$B/apt/apt.conf" "$@" </dev/null
+}
+
+setup_private_apt() {
+	local line lines=()
+	mkdir -p "$B/apt/lists/partial" "$B/apt/cache/archives/partial" \
+		"$B/apt/sources.list.d"
+	while IFS= read -r line; do
+		is_debian_archive "$line" && lines+=("$line")
+	done < <(system_deb_src_lines | sort -u)
+	((${#lines[@]})) ||
+		die "no Debian 'main' archive found in /etc/apt/sources.list{,.d}"
+	printf '%s\n' "${lines[@]}" >"$B/apt/sources.list"
+	cat >"$B/apt/apt.conf" <<-EOF
+	Dir::Etc::SourceList "$B/apt/sources.list";
+	Dir::Etc::SourceParts "$B/apt/sources.list.d";
+	Dir::State::Lists "$B/apt/lists";
+	Dir::Cache "$B/apt/cache";
+	EOF
+}
+
+# Upstream part of a Debian version: no epoch, no Debian revision.
+upstream_of() {
+	local v=${1#*:}
+	echo "${v%-*}"
+}
+
+fetch_libseccomp_source() {
+	local v best="" all
+	setup_private_apt
+	say "fetching the libseccomp source index (private apt config in build/apt)"
+	papt update >"$B/apt/update.log" 2>&1 ||
+		{ cat "$B/apt/update.log" >&2; die "apt-get update (deb-src) failed"; }
+	all=$(apt-cache -c "$B/apt/apt.conf" showsrc --only-source libseccomp \
+		2>/dev/null | awk '/^Version:/ { print $2 }')
+	for v in $all; do
+		[[ $(upstream_of "$v") == "$LIBSECCOMP_UPSTREAM" ]] || continue
+		if [[ -z $best ]] || dpkg --compare-versions "$v" gt "$best"; then
+			best=$v
+		fi
+	done
+	[[ -n $best ]] || die "libseccomp $LIBSECCOMP_UPSTREAM is not in the" \
+		"configured Debian archives (they have: ${all:-nothing});" \
+		"update LIBSECCOMP_UPSTREAM and LIBSECCOMP_ORIG_SHA256 in build.sh" \
+		"after checking the new release"
+	say "downloading libseccomp $best source"
+	mkdir -p "$B/src"
+	# apt checks each file against the hashes in the Sources index, which
+	# is covered by the archive's signed InRelease. The .dsc's own
+	# signature is by a Debian developer key (debian-keyring, not needed).
+	(cd "$B/src" && papt source --download-only "libseccomp=$best") \
+		>"$B/apt/source.log" 2>&1 ||
+		{ cat "$B/apt/source.log" >&2; die "apt-get source libseccomp failed"; }
+}
+
+libseccomp_dsc() {
+	local f
+	for f in "$B"/src/libseccomp_"$LIBSECCOMP_UPSTREAM"-*.dsc; do
+		if [[ -e $f ]]; then echo "$f"; fi
+	done | sort -V | tail -n 1
+}
+
+# --- uapi headers for musl-gcc ----------------------------------------------
+
+# musl-gcc's specs use -nostdinc, so the kernel headers from linux-libc-dev
+# are not on its path; adding /usr/include itself would pull in glibc's
+# headers. So expose just the kernel's header trees through symlinks.
+setup_uapi() {
+	local triplet d
+	triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null ||
+		gcc -print-multiarch)
+	d=$B/uapi/include
+	mkdir -p "$d"
+	ln -sfn /usr/include/linux "$d/linux"
+	ln -sfn /usr/include/asm-generic "$d/asm-generic"
+	ln -sfn "/usr/include/$triplet/asm" "$d/asm"
+	ln -sfn /usr/include/mtd "$d/mtd"
+	ln -sfn /usr/include/misc "$d/misc"
+	[[ -e $d/asm/unistd.h ]] || die "no uapi asm headers in /usr/include/$triplet/asm"
+
+	cat >"$B/uapi/check.c" <<-'EOF'
+	#include <sys/mount.h>
+	#include <linux/openat2.h>
+	#include <linux/seccomp.h>
+	#include <linux/capability.h>
+	#include <linux/audit.h>
+	#include <asm/unistd.h>
+	int main(void)
+	{
+		struct open_how how = { .resolve = RESOLVE_NO_SYMLINKS };
+		return (int)how.resolve + SECCOMP_RET_KILL_PROCESS +
+			_LINUX_CAPABILITY_VERSION_3 + MS_NOSUID + __NR_openat2;
+	}
+	EOF
+	musl-gcc -std=gnu11 -D_GNU_SOURCE -Wall -Werror -isystem "$d" \
+		-c "$B/uapi/check.c" -o "$B/uapi/check.o" ||
+		die "musl-gcc cannot compile against the uapi headers in $d"
+}
+
+# --- libseccomp (musl, static) ----------------------------------------------
+
+build_libseccomp() {
+	local prefix=$B/seccomp stamp=$B/seccomp/.stamp dsc ver src log
+	if [[ -f $prefix/lib/libseccomp.a && -f $stamp ]] &&
+		grep -qx "upstream=$LIBSECCOMP_UPSTREAM" "$stamp"; then
+		return 0
+	fi
+	dsc=$(libseccomp_dsc)
+	[[ -n $dsc ]] || { fetch_libseccomp_source; dsc=$(libseccomp_dsc); }
+	[[ -n $dsc ]] || die "apt-get source left no libseccomp_$LIBSECCOMP_UPSTREAM-*.dsc in build/src"
+	ver=$(basename "$dsc" .dsc)
+	ver=${ver#libseccomp_}
+
+	echo "$LIBSECCOMP_ORIG_SHA256  $B/src/libseccomp_$LIBSECCOMP_UPSTREAM.orig.tar.gz" |
+		sha256sum -c --quiet - >/dev/null 2>&1 ||
+		die "libseccomp_$LIBSECCOMP_UPSTREAM.orig.tar.gz does not match the" \
+			"pinned sha256 $LIBSECCOMP_ORIG_SHA256"
+
+	say "building libseccomp $LIBSECCOMP_UPSTREAM ($ver; musl, static)"
+	src=$B/src/libseccomp-$ver
+	log=$B/src/libseccomp-build.log
+	rm -rf "$src" "$prefix"
+	# dpkg-source verifies the files against the .dsc and applies the
+	# Debian patches (the bookworm one updates the syscall table).
+	dpkg-source -x "$dsc" "$src" >"$log" 2>&1 ||
+		{ cat "$log" >&2; die "dpkg-source -x $dsc failed"; }
+	(
+		cd "$src"
+		./configure CC=musl-gcc \
+			CPPFLAGS="-isystem $B/uapi/include" \
+			CFLAGS="-O2 -g0" \
+			--prefix="$prefix" --enable-static --disable-shared \
+			--disable-python --disable-dependency-tracking
+		# Only the library and its headers: the tools and tests are
+		# not needed and would link dynamically-minded test programs.
+		make -j"$JOBS" -C include
+		make -j"$JOBS" -C src
+		make -C include install
+		make -C src install
+		make install-pkgconfigDATA
+	) >>"$log" 2>&1 ||
+		{ tail -n 40 "$log" >&2; die "libseccomp build failed (full log: $log)"; }
+	[[ -f $prefix/lib/libseccomp.a ]] || die "libseccomp.a was not installed"
+	rm -f "$prefix"/lib/*.la
+	printf 'upstream=%s\ndebian=%s\ncc=musl-gcc\n' \
+		"$LIBSECCOMP_UPSTREAM" "$ver" >"$stamp"
+}
+
+# --- main -------------------------------------------------------------------
+
+prepare() {
+	mkdir -p "$B"
+	ensure_packages
+	setup_uapi
+	build_libseccomp
+}
+
+run_make() {
+	make -j"$JOBS" --no-print-directory "$@"
+}
+
+cmd=${1:-build}
+[[ $# -le 1 ]] || usage
+case $cmd in
+build)
+	prepare
+	run_make all
+	;;
+test)
+	prepare
+	run_make all
+	exec "$ROOT/test/run.sh"
+	;;
+fuzz)
+	prepare
+	run_make fuzz
+	;;
+clean)
+	# Keep the downloaded source package and the built library: they
+	# are the slow part, and they do not depend on our code.
+	if [[ -d $B ]]; then
+		find "$B" -mindepth 1 -maxdepth 1 ! -name src ! -name seccomp \
+			-exec rm -rf {} +
+		find "$B/src" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} + \
+			2>/dev/null || true
+	fi
+	;;
+clean-all)
+	rm -rf "$B"
+	;;
+-h | --help | help)
+	sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"
+	;;
+*)
+	usage
+	;;
+esac

@@ -1,0 +1,48 @@
+/* pysbx: the front door. One policy -> the canonical chain; policy
+ * check/show. No process of its own stays around: `run` execs the guard. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chain/chain.h"
+#include "front/front.h"
+
+#define USAGE                                                                \
+	"pysbx run -p POLICY [-D NAME=VALUE]... [--] PROG [ARG]...\n"        \
+	"       pysbx policy check|show POLICY [-D NAME=VALUE]...\n"         \
+	"       pysbx check\n"                                               \
+	"       pysbx --help | --version\n"
+
+static _Noreturn void usage(int code)
+{
+	fprintf(code ? stderr : stdout, "usage: %s%s", USAGE,
+		CHAIN_EXIT_CODES);
+	exit(code);
+}
+
+int main(int argc, char **argv)
+{
+	struct diag d = DIAG_INIT("pysbx", "front");
+
+	if (argc < 2)
+		usage(EXIT_USAGE);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		usage(0);
+	if (!strcmp(argv[1], "--version")) {
+		printf("pysbx %s\n", PYSBX_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		front_run(&d, argc - 1, argv + 1);
+	else if (!strcmp(argv[1], "policy"))
+		return front_policy(&d, argc - 1, argv + 1);
+	else if (!strcmp(argv[1], "check"))
+		return front_check(&d);
+	else
+		diag_fail(&d, EXIT_USAGE, 0,
+			  "unknown command '%s' (use run, policy or check)",
+			  argv[1]);
+	diag_exit(&d);
+}

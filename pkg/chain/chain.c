@@ -1,0 +1,325 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chain/chain.h"
+#include "util/num.h"
+
+#define PLAN_MAX_BYTES (4 << 20)
+#define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+void chain_init(struct chain *c, const char *usage)
+{
+	memset(c, 0, sizeof(*c));
+	c->plan_fd = c->report_fd = -1;
+	c->usage = usage;
+}
+
+static int fd_arg(struct diag *d, const char *opt, const char *arg, int *fd)
+{
+	long v;
+
+	if (num_int(arg, 0, INT_MAX, &v))
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "%s '%s' is not a file descriptor number",
+				 opt, arg);
+	*fd = (int)v;
+	return 0;
+}
+
+int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
+{
+	char err[256];
+
+	switch (opt) {
+	case 'p':
+		if (c->policy)
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "-p is given twice");
+		c->policy = arg;
+		return 1;
+	case 'D':
+		if (c->vars.n >= PLAN_MAX_VARS - 4)
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "too many -D variables (max %d)",
+					 PLAN_MAX_VARS - 4);
+		if (vars_add_arg(&c->vars, arg, err, sizeof(err)))
+			return diag_fail(d, EXIT_USAGE, 0, "%s", err);
+		return 1;
+	case CHAIN_OPT_PLAN_FD:
+		return fd_arg(d, "--plan-fd", arg, &c->plan_fd) ? -1 : 1;
+	case CHAIN_OPT_REPORT_FD:
+		return fd_arg(d, "--report-fd", arg, &c->report_fd) ? -1 : 1;
+	case 'h':
+		printf("usage: %s\n%s", c->usage, CHAIN_EXIT_CODES);
+		exit(0);
+	case CHAIN_OPT_VERSION:
+		printf("%s %s\n", d->prog, PYSBX_VERSION);
+		exit(0);
+	case '?':
+		return diag_fail(d, EXIT_USAGE, 0, "bad option (usage: %s)",
+				 c->usage);
+	}
+	return 0;
+}
+
+int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv)
+{
+	if (optind >= argc)
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "no program to run (usage: %s)", c->usage);
+	if (c->policy && c->plan_fd >= 0)
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "-p and --plan-fd exclude each other");
+	c->next = argv + optind;
+	return 0;
+}
+
+static int check_report_fd(struct diag *d, int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+		return diag_fail(d, EXIT_USAGE, fl < 0 ? errno : 0,
+				 "--report-fd %d is not open for writing", fd);
+	/* Never let it reach the target: only chain_exec re-opens it. */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to set close-on-exec on fd %d", fd);
+	d->report_fd = fd;
+	return 0;
+}
+
+int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
+		    unsigned parse_flags)
+{
+	struct perr e;
+
+	if (c->report_fd >= 0 && check_report_fd(d, c->report_fd) < 0)
+		return -1;
+	if (plan_init(p) < 0)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to allocate the plan");
+	if (c->plan_fd >= 0)
+		return plan_read_fd(d, c->plan_fd, p);
+	if (!c->policy)
+		return 0;
+	if (policy_parse_file(p, c->policy, &c->vars, parse_flags, &e) < 0) {
+		perr_print(&e, d->prog, c->policy);
+		return diag_fail(d, EXIT_USAGE, 0, "invalid policy %s",
+				 c->policy);
+	}
+	return 0;
+}
+
+int plan_seal(struct diag *d, const struct plan *p)
+{
+	size_t len, off = 0;
+	char *text = plan_format(p, &len);
+	int fd;
+
+	if (!text)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to serialise the plan");
+	fd = memfd_create("pysbx-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		free(text);
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create the plan memfd");
+	}
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			free(text);
+			close(fd);
+			return diag_fail(d, EXIT_SYSCALL, errno,
+					 "unable to write the plan memfd");
+		}
+		off += (size_t)w;
+	}
+	free(text);
+	if (fcntl(fd, F_ADD_SEALS, SEALS) < 0) {
+		close(fd);
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to seal the plan memfd");
+	}
+	return fd;
+}
+
+int plan_read_fd(struct diag *d, int fd, struct plan *p)
+{
+	struct stat st;
+	struct perr e;
+	char *buf;
+	size_t off = 0;
+	int seals;
+
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0)
+		return diag_fail(d, EXIT_USAGE, errno,
+				 "--plan-fd %d is not a sealed memfd", fd);
+	/* Without these seals another holder of the fd could change the
+	 * plan between two steps' reads. */
+	if ((seals & SEALS) != SEALS)
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "--plan-fd %d is not sealed against writes "
+				 "(seals 0x%x)", fd, (unsigned)seals);
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fstat(fd, &st) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to inspect --plan-fd %d", fd);
+	if (st.st_size <= 0 || st.st_size > PLAN_MAX_BYTES)
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "--plan-fd %d holds %lld bytes, not a plan",
+				 fd, (long long)st.st_size);
+	buf = malloc((size_t)st.st_size);
+	if (!buf)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to read the plan");
+	/* pread: the file offset is shared with every other step. */
+	while (off < (size_t)st.st_size) {
+		ssize_t r = pread(fd, buf + off, (size_t)st.st_size - off,
+				  (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(buf);
+			return diag_fail(d, EXIT_SYSCALL, r ? errno : EIO,
+					 "unable to read --plan-fd %d", fd);
+		}
+		off += (size_t)r;
+	}
+	if (policy_parse_plan(p, buf, off, &e) < 0) {
+		free(buf);
+		return diag_fail(d, EXIT_USAGE, 0, "malformed plan on fd %d: %s",
+				 fd, e.n ? e.msg[0] : "?");
+	}
+	free(buf);
+	return 0;
+}
+
+int chain_is_step(const char *argv0)
+{
+	const char *b = strrchr(argv0, '/');
+
+	b = b ? b + 1 : argv0;
+	return !strcmp(b, "pysbx-mount") || !strcmp(b, "pysbx-exec") ||
+	       !strcmp(b, "pysbx-seccomp");
+}
+
+static const char *env_path(char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			return envp[i] + 5;
+	return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* Try each PATH entry; remember the most telling errno as execvp does:
+ * EACCES beats ENOENT, so "found but not executable" is reported. */
+static int exec_search(const char *file, char **argv, char *const envp[])
+{
+	const char *path = env_path(envp), *p, *e;
+	char buf[PATH_MAX];
+	int seen_eacces = 0;
+
+	if (strchr(file, '/')) {
+		execve(file, argv, envp);
+		return errno;
+	}
+	if (!*file || strlen(file) > NAME_MAX)
+		return ENOENT;
+	for (p = path;; p = e + 1) {
+		size_t n;
+
+		e = strchrnul(p, ':');
+		n = (size_t)(e - p);
+		if (n + 1 + strlen(file) < sizeof(buf)) {
+			if (n)
+				snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p,
+					 file);
+			else
+				snprintf(buf, sizeof(buf), "%s", file);
+			execve(buf, argv, envp);
+			if (errno == EACCES)
+				seen_eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				return errno;
+		}
+		if (!*e)
+			break;
+	}
+	return seen_eacces ? EACCES : ENOENT;
+}
+
+int chain_exec(struct diag *d, struct chain *c, char *const envp[])
+{
+	char **argv = c->next, **nargv = NULL;
+	char pfd[16], rfd[16];
+	int err;
+
+	if (chain_is_step(argv[0]) && (c->plan_fd >= 0 || c->report_fd >= 0)) {
+		size_t n = 0, k = 1;
+
+		while (argv[n])
+			n++;
+		nargv = calloc(n + 6, sizeof(*nargv));
+		if (!nargv)
+			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+					 "unable to build the next argv");
+		nargv[0] = argv[0];
+		if (c->plan_fd >= 0) {
+			snprintf(pfd, sizeof(pfd), "%d", c->plan_fd);
+			nargv[k++] = "--plan-fd";
+			nargv[k++] = pfd;
+			fcntl(c->plan_fd, F_SETFD, 0);
+		}
+		if (c->report_fd >= 0) {
+			snprintf(rfd, sizeof(rfd), "%d", c->report_fd);
+			nargv[k++] = "--report-fd";
+			nargv[k++] = rfd;
+			fcntl(c->report_fd, F_SETFD, 0);
+		}
+		memcpy(nargv + k, argv + 1, n * sizeof(*nargv));
+		argv = nargv;
+	}
+	err = exec_search(argv[0], argv, envp);
+	if (c->plan_fd >= 0)
+		fcntl(c->plan_fd, F_SETFD, FD_CLOEXEC);
+	if (c->report_fd >= 0)
+		fcntl(c->report_fd, F_SETFD, FD_CLOEXEC);
+	free(nargv);
+	if (err == ENOENT || err == ENOTDIR)
+		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s",
+			  c->next[0], strchr(c->next[0], '/') ? "" : " in PATH=",
+			  strchr(c->next[0], '/') ? "" : env_path(envp));
+	else
+		diag_fail(d, EXIT_NOEXEC, err, "unable to execute %s",
+			  c->next[0]);
+	return -1;
+}
+
+int chain_report_status(int fd, int status)
+{
+	char line[160];
+	int n;
+
+	if (fd < 0)
+		return 0;
+	n = snprintf(line, sizeof(line),
+		     "{\"stage\":\"target\",\"status\":%d,\"exit\":%d,"
+		     "\"signal\":%d}\n",
+		     status, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		     WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return write(fd, line, (size_t)n) == n ? 0 : -1;
+}

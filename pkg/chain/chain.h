@@ -1,0 +1,94 @@
+/* chain: what every step shares — the common options, the plan passed
+ * down as a sealed memfd, the report fd, and exec'ing the next program.
+ *
+ * Protocol (DESIGN.md "Chain conventions"): the first step that reads the
+ * policy resolves it into a plan, seals it in a memfd and passes
+ * `--plan-fd N --report-fd M` to the next program when that program is a
+ * pysbx step (pysbx-mount, pysbx-exec, pysbx-seccomp, by basename). Both fds
+ * are close-on-exec everywhere else, so they never reach the target: the
+ * last step's exec of the target closes them.
+ */
+#ifndef PYSBX_CHAIN_H
+#define PYSBX_CHAIN_H
+
+#include <getopt.h>
+
+#include "diag/diag.h"
+#include "policy/policy.h"
+
+#define PYSBX_VERSION "0.1.0"
+
+enum {
+	CHAIN_OPT_PLAN_FD = 0x1000,
+	CHAIN_OPT_REPORT_FD,
+	CHAIN_OPT_VERSION,
+};
+
+/* getopt_long pieces every step includes: "+" stops at the first
+ * non-option, so the next program's own options are never ours. */
+#define CHAIN_SHORTOPTS "+p:D:h"
+#define CHAIN_LONGOPTS                                                       \
+	{ "plan-fd", required_argument, NULL, CHAIN_OPT_PLAN_FD },          \
+	{ "report-fd", required_argument, NULL, CHAIN_OPT_REPORT_FD },      \
+	{ "policy", required_argument, NULL, 'p' },                         \
+	{ "define", required_argument, NULL, 'D' },                         \
+	{ "help", no_argument, NULL, 'h' },                                 \
+	{ "version", no_argument, NULL, CHAIN_OPT_VERSION }
+
+#define CHAIN_EXIT_CODES                                                     \
+	"exit status: the target's own; 128+N if it was killed by signal N;\n" \
+	"  100 bad usage or invalid policy (nothing was started);\n"          \
+	"  111 a system call needed for isolation failed (nothing untrusted\n"\
+	"      was started); 124 the wall-clock timeout fired;\n"            \
+	"  126 the target could not be executed; 127 it was not found.\n"
+
+struct chain {
+	const char *policy;	/* -p FILE, NULL if none */
+	struct vars vars;	/* -D NAME=VALUE */
+	int plan_fd;		/* --plan-fd, -1 if none */
+	int report_fd;		/* --report-fd, -1 if none */
+	char **next;		/* argv of the next program */
+	const char *usage;	/* printed by -h and after usage errors */
+};
+
+void chain_init(struct chain *c, const char *usage);
+
+/* Handle one option that getopt_long returned. Returns 1 when it was a
+ * common option, 0 when the caller must handle it, -1 on a usage error
+ * (recorded in d with code 100). -h and --version print and exit 0. */
+int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg);
+
+/* After the option loop: the rest of argv is the next program. -1 (code
+ * 100) when there is none or -p and --plan-fd are both given. */
+int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
+
+/* Get the plan: read it from --plan-fd, or parse -p's policy (errors are
+ * printed, code 100), or start from an empty plan (neither given). Also
+ * validates --report-fd and sets d->report_fd. 0 or -1. */
+int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
+		    unsigned parse_flags);
+
+/* Serialise p into a new sealed memfd (close-on-exec). Returns the fd or
+ * -1 (code 111). */
+int plan_seal(struct diag *d, const struct plan *p);
+
+/* Read a plan from a sealed memfd made by plan_seal: refuses an fd that is
+ * not sealed against writes, shrinking and growing, or whose text is not a
+ * complete plan. Marks the fd close-on-exec. 0 or -1 (code 100). */
+int plan_read_fd(struct diag *d, int fd, struct plan *p);
+
+/* Is argv0 a pysbx step that takes --plan-fd (by basename)? */
+int chain_is_step(const char *argv0);
+
+/* Exec c->next with envp. A pysbx step gets `--plan-fd N --report-fd M`
+ * inserted after its argv[0] and inherits both fds; any other program
+ * (the target) gets neither. A name without '/' is searched in envp's
+ * PATH (default /usr/local/bin:/usr/bin:/bin). Returns only on failure:
+ * 127 not found, 126 not executable (recorded in d). */
+int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
+
+/* Write the target's raw wait status to the report fd (pid 1 does this):
+ * {"stage":"target","status":N,"exit":E,"signal":S}. */
+int chain_report_status(int fd, int status);
+
+#endif

@@ -1,0 +1,73 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "front/front.h"
+#include "policy/policy.h"
+
+/* pysbx policy check|show FILE [-D NAME=VALUE]... (options may come
+ * before or after FILE, as with most checkers). */
+int front_policy(struct diag *d, int argc, char **argv)
+{
+	struct vars v = { 0 };
+	const char *file = NULL, *verb;
+	struct plan p;
+	struct perr e;
+	char err[256];
+	int show, r;
+
+	if (argc < 2 || (strcmp(argv[1], "check") && strcmp(argv[1], "show"))) {
+		diag_fail(d, EXIT_USAGE, 0, "usage: pysbx policy check|show "
+			  "POLICY [-D NAME=VALUE]...");
+		diag_exit(d);
+	}
+	verb = argv[1];
+	show = !strcmp(verb, "show");
+	for (int i = 2; i < argc; i++) {
+		const char *val = NULL;
+
+		if (!strcmp(argv[i], "-D") && i + 1 < argc)
+			val = argv[++i];
+		else if (!strncmp(argv[i], "-D", 2) && argv[i][2])
+			val = argv[i] + 2;
+		else if (argv[i][0] == '-' || file) {
+			diag_fail(d, EXIT_USAGE, 0, "unexpected argument '%s'"
+				  " (usage: pysbx policy %s POLICY "
+				  "[-D NAME=VALUE]...)", argv[i], verb);
+			diag_exit(d);
+		} else {
+			file = argv[i];
+			continue;
+		}
+		if (vars_add_arg(&v, val, err, sizeof(err)) < 0) {
+			diag_fail(d, EXIT_USAGE, 0, "%s", err);
+			diag_exit(d);
+		}
+	}
+	if (!file) {
+		diag_fail(d, EXIT_USAGE, 0, "no policy file given");
+		diag_exit(d);
+	}
+	if (plan_init(&p) < 0) {
+		diag_fail(d, EXIT_SYSCALL, 12, "unable to allocate the plan");
+		diag_exit(d);
+	}
+	r = policy_parse_file(&p, file, &v, PARSE_NO_SCRATCH, &e);
+	perr_print(&e, "pysbx", file);
+	if (r < 0) {
+		plan_free(&p);
+		return EXIT_USAGE;
+	}
+	if (show) {
+		char *text = plan_show(&p);
+
+		if (text)
+			fputs(text, stdout);
+		free(text);
+	} else {
+		printf("%s: ok\n", file);
+	}
+	plan_free(&p);
+	return 0;
+}

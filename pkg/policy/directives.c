@@ -1,0 +1,1170 @@
+/* The directives of the policy language: one handler each, all checks
+ * done here at parse time so that a plan that parsed is a plan the steps
+ * can carry out. docs/POLICY.md documents every one of them. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "policy/internal.h"
+#include "seccomp/names.h"
+#include "util/names.h"
+#include "util/num.h"
+
+typedef void handler(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n);
+
+static const char *num_why(int r)
+{
+	switch (r) {
+	case NUM_EMPTY: return "is empty";
+	case NUM_OVERFLOW: return "is too large";
+	case NUM_BAD_SUFFIX: return "has an unknown suffix";
+	case NUM_NO_UNIT: return "needs a unit (ms, s, m or h)";
+	default: return "is not a number";
+	}
+}
+
+/* Record that a scalar directive was set; 0 the first time, -1 after. */
+static int once(struct ctx *c, const struct pos *pos, const struct tok *t,
+		enum plan_at s)
+{
+	struct pos *first = &c->p->at[s];
+
+	if (first->line) {
+		perr_at(c, pos, t->col, "duplicate '%s' (first given at %s:%u)",
+			t->s, first->file, first->line);
+		return -1;
+	}
+	*first = *pos;
+	first->col = t->col;
+	return 0;
+}
+
+/* Validate and normalise an absolute path: no "..", no "." or "//". */
+static const char *path_arg(struct ctx *c, const struct pos *pos,
+			    const struct tok *t, const char *what)
+{
+	char *out, *o;
+	const char *s = t->s;
+
+	if (!t->len) {
+		perr_at(c, pos, t->col, "%s path is empty", what);
+		return NULL;
+	}
+	if (t->len > PLAN_MAX_PATH) {
+		perr_at(c, pos, t->col, "%s path is longer than %d bytes",
+			what, PLAN_MAX_PATH);
+		return NULL;
+	}
+	if (s[0] != '/') {
+		perr_at(c, pos, t->col, "%s path '%s' must be absolute", what,
+			s);
+		return NULL;
+	}
+	out = o = arena_alloc(c->a, t->len + 1);
+	if (!out) {
+		perr_at(c, pos, t->col, "out of memory");
+		return NULL;
+	}
+	while (*s) {
+		const char *e;
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		e = strchrnul(s, '/');
+		n = (size_t)(e - s);
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			perr_at(c, pos, t->col,
+				"%s path '%s' must not contain '..'", what,
+				t->s);
+			return NULL;
+		}
+		if (n && !(n == 1 && s[0] == '.')) {
+			*o++ = '/';
+			memcpy(o, s, n);
+			o += n;
+		}
+		s = e;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	return out;
+}
+
+/* key=value options after the positional words of fs directives. */
+struct opts {
+	const char *size, *mode, *inodes, *shm;
+	unsigned size_col, mode_col, inodes_col, shm_col;
+};
+
+static int parse_opts(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n, const char *allowed, struct opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 0; i < n; i++) {
+		const char *eq = strchr(t[i].s, '=');
+		size_t kl = eq ? (size_t)(eq - t[i].s) : 0;
+		const char **slot = NULL;
+		unsigned *col = NULL;
+		char key[16];
+
+		if (eq && kl < sizeof(key)) {
+			snprintf(key, sizeof(key), " %.*s ", (int)kl, t[i].s);
+			if (strstr(allowed, key)) {
+				if (!strcmp(key, " size ")) {
+					slot = &o->size; col = &o->size_col;
+				} else if (!strcmp(key, " mode ")) {
+					slot = &o->mode; col = &o->mode_col;
+				} else if (!strcmp(key, " inodes ")) {
+					slot = &o->inodes;
+					col = &o->inodes_col;
+				} else {
+					slot = &o->shm; col = &o->shm_col;
+				}
+			}
+		}
+		if (!slot) {
+			perr_at(c, pos, t[i].col,
+				"unknown option '%s' (this directive takes:%s)",
+				t[i].s, allowed);
+			return -1;
+		}
+		if (*slot) {
+			perr_at(c, pos, t[i].col, "option '%.*s' given twice",
+				(int)kl, t[i].s);
+			return -1;
+		}
+		*slot = eq + 1;
+		*col = t[i].col;
+	}
+	return 0;
+}
+
+static int size_opt(struct ctx *c, const struct pos *pos, const char *v,
+		    unsigned col, const char *what, uint64_t *out)
+{
+	int r;
+
+	if (!v)
+		return 0;
+	r = num_size(v, out);
+	if (r) {
+		perr_at(c, pos, col, "%s '%s' %s%s", what, v, num_why(r),
+			r == NUM_BAD_SUFFIX ? " (use K, M or G)" : "");
+		return -1;
+	}
+	if (!*out) {
+		perr_at(c, pos, col, "%s must not be 0", what);
+		return -1;
+	}
+	return 0;
+}
+
+static int mode_opt(struct ctx *c, const struct pos *pos, const char *v,
+		    unsigned col, int *out)
+{
+	*out = -1;
+	if (!v)
+		return 0;
+	if (num_mode(v, out)) {
+		perr_at(c, pos, col,
+			"mode '%s' is not an octal mode up to 07777", v);
+		return -1;
+	}
+	return 0;
+}
+
+static struct fs_op *fs_new(struct ctx *c, const struct pos *pos,
+			    const struct tok *t, enum fs_kind k)
+{
+	struct fs_op *op;
+
+	if (c->p->nfs >= PLAN_MAX_FS) {
+		perr_at(c, pos, t->col,
+			"too many filesystem directives (max %d)", PLAN_MAX_FS);
+		return NULL;
+	}
+	op = &c->p->fs[c->p->nfs++];
+	memset(op, 0, sizeof(*op));
+	op->kind = k;
+	op->mode = -1;
+	op->pos = *pos;
+	op->pos.col = t->col;
+	return op;
+}
+
+static void d_bind(struct ctx *c, const struct pos *pos, struct tok *t, int n)
+{
+	const char *kw = t[0].s;
+	size_t kl = strlen(kw);
+	int try_ = kl > 4 && !strcmp(kw + kl - 4, "-try");
+	enum fs_kind k = !strncmp(kw, "ro-", 3)	   ? FS_RO_BIND
+			 : !strncmp(kw, "dev-", 4) ? FS_DEV_BIND
+						   : FS_BIND;
+	const char *src = path_arg(c, pos, &t[1], "source");
+	const char *dst = path_arg(c, pos, &t[2], "destination");
+	struct fs_op *op;
+
+	(void)n;
+	if (!src || !dst || !(op = fs_new(c, pos, &t[0], k)))
+		return;
+	op->try_ = try_;
+	op->src = src;
+	op->dst = dst;
+}
+
+static void d_tmpfs(struct ctx *c, const struct pos *pos, struct tok *t,
+		    int n)
+{
+	const char *dst = path_arg(c, pos, &t[1], "destination");
+	struct fs_op *op;
+	struct opts o;
+	uint64_t size = 0, inodes = 0;
+	int mode;
+
+	if (!dst || parse_opts(c, pos, t + 2, n - 2, " size mode inodes ", &o))
+		return;
+	if (size_opt(c, pos, o.size, o.size_col, "tmpfs size", &size) ||
+	    size_opt(c, pos, o.inodes, o.inodes_col, "tmpfs inodes",
+		     &inodes) ||
+	    mode_opt(c, pos, o.mode, o.mode_col, &mode))
+		return;
+	if (!(op = fs_new(c, pos, &t[0], FS_TMPFS)))
+		return;
+	op->dst = dst;
+	op->size = size;
+	op->inodes = inodes;
+	op->mode = mode;
+}
+
+static void d_dev(struct ctx *c, const struct pos *pos, struct tok *t, int n)
+{
+	const char *dst = path_arg(c, pos, &t[1], "destination");
+	struct fs_op *op;
+	struct opts o;
+	uint64_t size = 0;
+
+	if (!dst || parse_opts(c, pos, t + 2, n - 2, " shm-size ", &o) ||
+	    size_opt(c, pos, o.shm, o.shm_col, "shm-size", &size))
+		return;
+	if (!(op = fs_new(c, pos, &t[0], FS_DEV)))
+		return;
+	op->dst = dst;
+	op->size = size;
+}
+
+static void d_dir(struct ctx *c, const struct pos *pos, struct tok *t, int n)
+{
+	const char *dst = path_arg(c, pos, &t[1], "destination");
+	struct fs_op *op;
+	struct opts o;
+	int mode;
+
+	if (!dst || parse_opts(c, pos, t + 2, n - 2, " mode ", &o) ||
+	    mode_opt(c, pos, o.mode, o.mode_col, &mode))
+		return;
+	if (!(op = fs_new(c, pos, &t[0], FS_DIR)))
+		return;
+	op->dst = dst;
+	op->mode = mode;
+}
+
+static void d_file(struct ctx *c, const struct pos *pos, struct tok *t,
+		   int n)
+{
+	const char *dst = path_arg(c, pos, &t[1], "destination");
+	struct fs_op *op;
+	struct opts o;
+	int mode;
+
+	if (!dst || parse_opts(c, pos, t + 3, n - 3, " mode ", &o) ||
+	    mode_opt(c, pos, o.mode, o.mode_col, &mode))
+		return;
+	if (!(op = fs_new(c, pos, &t[0], FS_FILE)))
+		return;
+	op->dst = dst;
+	op->src = t[2].s;
+	op->mode = mode;
+}
+
+static void d_symlink(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	const char *dst = path_arg(c, pos, &t[2], "destination");
+	struct fs_op *op;
+
+	(void)n;
+	if (!t[1].len || t[1].len > PLAN_MAX_PATH) {
+		perr_at(c, pos, t[1].col, "symlink target must be 1 to %d "
+			"bytes", PLAN_MAX_PATH);
+		return;
+	}
+	if (!dst || !(op = fs_new(c, pos, &t[0], FS_SYMLINK)))
+		return;
+	op->src = t[1].s;	/* resolved inside the sandbox, may be relative */
+	op->dst = dst;
+}
+
+/* proc, remount-ro, mask: one destination. */
+static void d_onepath(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	const char *dst = path_arg(c, pos, &t[1], "destination");
+	enum fs_kind k = !strcmp(t[0].s, "proc")	 ? FS_PROC
+			 : !strcmp(t[0].s, "remount-ro") ? FS_REMOUNT_RO
+							 : FS_MASK;
+	struct fs_op *op;
+
+	(void)n;
+	if (dst && (op = fs_new(c, pos, &t[0], k)))
+		op->dst = dst;
+}
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} nsnames[] = {
+	{ "user", NS_USER }, { "mount", NS_MOUNT }, { "pid", NS_PID },
+	{ "ipc", NS_IPC },   { "uts", NS_UTS },	    { "net", NS_NET },
+	{ "cgroup", NS_CGROUP },
+};
+
+const char *ns_name(unsigned bit)
+{
+	for (size_t i = 0; i < sizeof(nsnames) / sizeof(nsnames[0]); i++)
+		if (nsnames[i].bit == bit)
+			return nsnames[i].name;
+	return NULL;
+}
+
+static void first_use(struct ctx *c, const struct pos *pos,
+		      const struct tok *t, enum plan_at s)
+{
+	if (!c->p->at[s].line) {
+		c->p->at[s] = *pos;
+		c->p->at[s].col = t->col;
+	}
+}
+
+static void d_unshare(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	first_use(c, pos, &t[0], AT_UNSHARE);
+	for (int i = 1; i < n; i++) {
+		size_t j;
+
+		if (!strcmp(t[i].s, "all")) {
+			c->p->ns |= NS_USER | NS_MOUNT | NS_PID | NS_IPC |
+				    NS_UTS | NS_NET | NS_CGROUP;
+			continue;
+		}
+		for (j = 0; j < sizeof(nsnames) / sizeof(nsnames[0]); j++)
+			if (!strcmp(nsnames[j].name, t[i].s))
+				break;
+		if (j == sizeof(nsnames) / sizeof(nsnames[0])) {
+			perr_at(c, pos, t[i].col,
+				"unknown namespace '%s' (use user, mount, pid, "
+				"ipc, uts, net, cgroup or all)", t[i].s);
+			continue;
+		}
+		c->p->ns |= nsnames[j].bit;
+	}
+}
+
+static void d_id(struct ctx *c, const struct pos *pos, struct tok *t, int n)
+{
+	int is_uid = !strcmp(t[0].s, "uid");
+	long v;
+
+	(void)n;
+	if (once(c, pos, &t[0], is_uid ? AT_UID : AT_GID))
+		return;
+	if (num_int(t[1].s, 0, 4294967294L, &v)) {
+		perr_at(c, pos, t[1].col,
+			"%s '%s' is not a number from 0 to 4294967294",
+			t[0].s, t[1].s);
+		return;
+	}
+	if (is_uid)
+		c->p->uid = v;
+	else
+		c->p->gid = v;
+}
+
+static void d_hostname(struct ctx *c, const struct pos *pos, struct tok *t,
+		       int n)
+{
+	(void)n;
+	if (once(c, pos, &t[0], AT_HOSTNAME))
+		return;
+	if (!t[1].len || t[1].len > 64 ||
+	    strspn(t[1].s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
+			   "XYZ0123456789-.") != t[1].len) {
+		perr_at(c, pos, t[1].col,
+			"hostname '%s' must be 1 to 64 letters, digits, '-' "
+			"or '.'", t[1].s);
+		return;
+	}
+	c->p->hostname = t[1].s;
+}
+
+/* A yes/no style word: returns 1 for yes, 0 for no, -1 after an error. */
+static int choice(struct ctx *c, const struct pos *pos, const struct tok *t,
+		  const char *yes, const char *no)
+{
+	if (!strcmp(t->s, yes))
+		return 1;
+	if (!strcmp(t->s, no))
+		return 0;
+	perr_at(c, pos, t->col, "expected '%s' or '%s', not '%s'", yes, no,
+		t->s);
+	return -1;
+}
+
+static void d_nested(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n)
+{
+	int v;
+
+	(void)n;
+	if (!once(c, pos, &t[0], AT_NESTED) &&
+	    (v = choice(c, pos, &t[1], "allow", "deny")) >= 0)
+		c->p->nested_userns = v;
+}
+
+static void d_session(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	int v;
+
+	(void)n;
+	if (!once(c, pos, &t[0], AT_SESSION) &&
+	    (v = choice(c, pos, &t[1], "yes", "no")) >= 0)
+		c->p->new_session = v;
+}
+
+static void d_stdin(struct ctx *c, const struct pos *pos, struct tok *t,
+		    int n)
+{
+	int v;
+
+	(void)n;
+	if (!once(c, pos, &t[0], AT_STDIN) &&
+	    (v = choice(c, pos, &t[1], "null", "inherit")) >= 0)
+		c->p->stdin_null = v;
+}
+
+static void d_diesig(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n)
+{
+	int sig;
+
+	(void)n;
+	if (once(c, pos, &t[0], AT_DIESIG))
+		return;
+	if (!strcmp(t[1].s, "none")) {
+		c->p->die_signal = 0;
+		return;
+	}
+	sig = signal_by_name(t[1].s);
+	if (sig < 0)
+		perr_at(c, pos, t[1].col,
+			"unknown signal '%s' (use a name such as SIGKILL, or "
+			"none)", t[1].s);
+	else
+		c->p->die_signal = sig;
+}
+
+static void d_chdir(struct ctx *c, const struct pos *pos, struct tok *t,
+		    int n)
+{
+	const char *dir;
+
+	(void)n;
+	if (!once(c, pos, &t[0], AT_CHDIR) &&
+	    (dir = path_arg(c, pos, &t[1], "chdir")))
+		c->p->chdir = dir;
+}
+
+static void d_umask(struct ctx *c, const struct pos *pos, struct tok *t,
+		    int n)
+{
+	int m;
+
+	(void)n;
+	if (once(c, pos, &t[0], AT_UMASK))
+		return;
+	if (num_mode(t[1].s, &m) || m > 0777)
+		perr_at(c, pos, t[1].col, "umask '%s' is not an octal mode up "
+			"to 0777", t[1].s);
+	else
+		c->p->umask = m;
+}
+
+static void d_keepfd(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n)
+{
+	first_use(c, pos, &t[0], AT_KEEPFD);
+	for (int i = 1; i < n; i++) {
+		long fd;
+
+		if (num_int(t[i].s, 3, 1023, &fd)) {
+			perr_at(c, pos, t[i].col,
+				"keep-fd '%s' is not a number from 3 to 1023 "
+				"(0, 1 and 2 are always kept)", t[i].s);
+			continue;
+		}
+		for (size_t j = 0; j < c->p->nkeep_fds; j++)
+			if (c->p->keep_fds[j] == fd) {
+				perr_at(c, pos, t[i].col,
+					"keep-fd %ld given twice", fd);
+				fd = -1;
+			}
+		if (fd < 0)
+			continue;
+		if (c->p->nkeep_fds >= PLAN_MAX_FDS) {
+			perr_at(c, pos, t[i].col, "too many keep-fd (max %d)",
+				PLAN_MAX_FDS);
+			return;
+		}
+		c->p->keep_fds[c->p->nkeep_fds++] = (int)fd;
+	}
+}
+
+static int env_name_ok(const char *s, size_t n)
+{
+	if (!n || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+static void env_add(struct ctx *c, const struct pos *pos, const struct tok *t,
+		    const char *name, size_t nl, const char *value)
+{
+	struct env_op *e;
+
+	if (!env_name_ok(name, nl)) {
+		perr_at(c, pos, t->col,
+			"environment name '%.*s' must be letters, digits and "
+			"'_', not starting with a digit", (int)nl, name);
+		return;
+	}
+	for (size_t i = 0; i < c->p->nenv; i++)
+		if (strlen(c->p->env[i].name) == nl &&
+		    !memcmp(c->p->env[i].name, name, nl)) {
+			perr_at(c, pos, t->col,
+				"environment variable '%.*s' is already set at "
+				"%s:%u", (int)nl, name, c->p->env[i].pos.file,
+				c->p->env[i].pos.line);
+			return;
+		}
+	if (c->p->nenv >= PLAN_MAX_ENV) {
+		perr_at(c, pos, t->col, "too many environment entries (max %d)",
+			PLAN_MAX_ENV);
+		return;
+	}
+	e = &c->p->env[c->p->nenv++];
+	e->name = arena_strndup(c->a, name, nl);
+	e->value = value;
+	e->pos = *pos;
+	e->pos.col = t->col;
+}
+
+static void d_env(struct ctx *c, const struct pos *pos, struct tok *t, int n)
+{
+	for (int i = 1; i < n; i++) {
+		const char *eq = strchr(t[i].s, '=');
+
+		if (!eq) {
+			perr_at(c, pos, t[i].col,
+				"env entry '%s' has no '=' (use NAME=VALUE, or "
+				"env-pass NAME to pass the caller's value)",
+				t[i].s);
+			continue;
+		}
+		env_add(c, pos, &t[i], t[i].s, (size_t)(eq - t[i].s), eq + 1);
+	}
+}
+
+static void d_envpass(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	for (int i = 1; i < n; i++)
+		env_add(c, pos, &t[i], t[i].s, t[i].len, NULL);
+}
+
+/* The rlimits by name; unit says how a value is read. */
+enum unit { U_COUNT, U_BYTES, U_SECONDS, U_MICROS };
+static const struct {
+	const char *name;
+	int resource;
+	enum unit unit;
+} rlimits[] = {
+	{ "as", RLIMIT_AS, U_BYTES },		{ "core", RLIMIT_CORE, U_BYTES },
+	{ "cpu", RLIMIT_CPU, U_SECONDS },	{ "data", RLIMIT_DATA, U_BYTES },
+	{ "fsize", RLIMIT_FSIZE, U_BYTES },	{ "locks", RLIMIT_LOCKS, U_COUNT },
+	{ "memlock", RLIMIT_MEMLOCK, U_BYTES },
+	{ "msgqueue", RLIMIT_MSGQUEUE, U_BYTES },
+	{ "nice", RLIMIT_NICE, U_COUNT },	{ "nofile", RLIMIT_NOFILE, U_COUNT },
+	{ "nproc", RLIMIT_NPROC, U_COUNT },	{ "rss", RLIMIT_RSS, U_BYTES },
+	{ "rtprio", RLIMIT_RTPRIO, U_COUNT },
+	{ "rttime", RLIMIT_RTTIME, U_MICROS },
+	{ "sigpending", RLIMIT_SIGPENDING, U_COUNT },
+	{ "stack", RLIMIT_STACK, U_BYTES },
+};
+#define NRLIMITS (sizeof(rlimits) / sizeof(rlimits[0]))
+
+const char *rlimit_name(int resource)
+{
+	for (size_t i = 0; i < NRLIMITS; i++)
+		if (rlimits[i].resource == resource)
+			return rlimits[i].name;
+	return NULL;
+}
+
+int rlimit_by_name(const char *name)
+{
+	for (size_t i = 0; i < NRLIMITS; i++)
+		if (!strcmp(rlimits[i].name, name))
+			return rlimits[i].resource;
+	return -1;
+}
+
+static int rl_value(struct ctx *c, const struct pos *pos, const struct tok *t,
+		    enum unit u, uint64_t *out)
+{
+	uint64_t ms;
+	int r;
+
+	if (!strcmp(t->s, "unlimited")) {
+		*out = RLIM_INFINITY;
+		return 0;
+	}
+	switch (u) {
+	case U_BYTES:
+		r = num_size(t->s, out);
+		break;
+	case U_COUNT:
+		r = num_u64(t->s, out);
+		break;
+	default:
+		/* A plain number is in the kernel's unit (seconds for cpu,
+		 * microseconds for rttime); a duration is converted. */
+		r = num_u64(t->s, out);
+		if (r == NUM_NOT_NUMBER && !num_duration_ms(t->s, &ms)) {
+			r = NUM_OK;
+			if (u == U_SECONDS && ms % 1000) {
+				perr_at(c, pos, t->col,
+					"cpu limit '%s' must be whole seconds",
+					t->s);
+				return -1;
+			}
+			if (u == U_SECONDS)
+				*out = ms / 1000;
+			else if (ms > UINT64_MAX / 1000)
+				r = NUM_OVERFLOW;
+			else
+				*out = ms * 1000;
+		}
+	}
+	if (r == NUM_OK && *out == RLIM_INFINITY)
+		r = NUM_OVERFLOW;
+	if (r) {
+		perr_at(c, pos, t->col, "limit value '%s' %s%s", t->s,
+			num_why(r),
+			r == NUM_BAD_SUFFIX ? " (use K, M or G)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static void d_limit(struct ctx *c, const struct pos *pos, struct tok *t,
+		    int n)
+{
+	struct rlimit_op *rl;
+	size_t i;
+
+	for (i = 0; i < NRLIMITS; i++)
+		if (!strcmp(rlimits[i].name, t[1].s))
+			break;
+	if (i == NRLIMITS) {
+		perr_at(c, pos, t[1].col,
+			"unknown limit '%s' (use as, core, cpu, data, fsize, "
+			"locks, memlock, msgqueue, nice, nofile, nproc, rss, "
+			"rtprio, rttime, sigpending or stack)", t[1].s);
+		return;
+	}
+	if (c->have_rl[rlimits[i].resource]) {
+		perr_at(c, pos, t[1].col, "duplicate limit '%s'", t[1].s);
+		return;
+	}
+	rl = &c->p->rl[c->p->nrl];
+	memset(rl, 0, sizeof(*rl));
+	rl->resource = rlimits[i].resource;
+	rl->pos = *pos;
+	rl->pos.col = t[0].col;
+	if (!strcmp(t[2].s, "hard")) {
+		rl->flags |= RL_SOFT_HARD;
+	} else if (rl_value(c, pos, &t[2], rlimits[i].unit, &rl->soft)) {
+		return;
+	}
+	if (n < 4) {
+		if (rl->flags & RL_SOFT_HARD) {
+			perr_at(c, pos, t[2].col,
+				"soft limit 'hard' needs a hard value too "
+				"(e.g. 'limit %s hard keep')", t[1].s);
+			return;
+		}
+		rl->hard = rl->soft;
+	} else if (!strcmp(t[3].s, "keep")) {
+		rl->flags |= RL_KEEP_HARD;
+	} else if (rl_value(c, pos, &t[3], rlimits[i].unit, &rl->hard)) {
+		return;
+	} else if (!(rl->flags & RL_SOFT_HARD) && rl->soft > rl->hard) {
+		perr_at(c, pos, t[2].col,
+			"soft limit %s is above the hard limit %s", t[2].s,
+			t[3].s);
+		return;
+	}
+	c->have_rl[rl->resource] = 1;
+	c->p->nrl++;
+}
+
+static int sc_action(struct ctx *c, const struct pos *pos, const struct tok *t,
+		     enum sc_action *act, int *err)
+{
+	*err = 0;
+	if (!strcmp(t->s, "allow")) {
+		*act = SC_ALLOW;
+	} else if (!strcmp(t->s, "deny")) {
+		*act = SC_ERRNO;
+		*err = 1; /* EPERM */
+	} else if (!strncmp(t->s, "errno=", 6)) {
+		*act = SC_ERRNO;
+		*err = errno_by_name(t->s + 6);
+		if (*err < 0) {
+			perr_at(c, pos, t->col,
+				"unknown errno '%s' (use a name such as EPERM "
+				"or a number from 1 to 4095)", t->s + 6);
+			return -1;
+		}
+	} else if (!strcmp(t->s, "kill")) {
+		*act = SC_KILL;
+	} else if (!strcmp(t->s, "log")) {
+		*act = SC_LOG;
+	} else if (!strcmp(t->s, "trap")) {
+		*act = SC_TRAP;
+	} else {
+		perr_at(c, pos, t->col,
+			"unknown seccomp action '%s' (use allow, deny, "
+			"errno=NAME, kill, log or trap; or default, audit)",
+			t->s);
+		return -1;
+	}
+	return 0;
+}
+
+static int sc_value(const char *s, uint64_t *v)
+{
+	return sc_const(s, v) == 0 || num_u64(s, v) == NUM_OK ? 0 : -1;
+}
+
+/* "argN[&MASK]OP VALUE" in one word. */
+static int sc_cond(struct ctx *c, const struct pos *pos, const struct tok *t,
+		   struct sc_cond *out)
+{
+	static const struct {
+		const char *s;
+		enum sc_op op;
+	} ops[] = { { "==", SC_EQ }, { "!=", SC_NE }, { "<=", SC_LE },
+		    { ">=", SC_GE }, { "<", SC_LT },  { ">", SC_GT } };
+	const char *s = t->s, *opp = NULL;
+	char lhs[64], rhs[64];
+	size_t k = 0, ol = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (strncmp(s, "arg", 3) || s[3] < '0' || s[3] > '5')
+		goto bad;
+	out->arg = (unsigned)(s[3] - '0');
+	for (const char *p = s + 4; *p && !opp; p++)
+		for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+			if (!strncmp(p, ops[k].s, strlen(ops[k].s))) {
+				opp = p;
+				ol = strlen(ops[k].s);
+				break;
+			}
+	if (!opp || (size_t)(opp - s) >= sizeof(lhs) ||
+	    strlen(opp + ol) >= sizeof(rhs))
+		goto bad;
+	out->op = ops[k].op;
+	snprintf(lhs, sizeof(lhs), "%.*s", (int)(opp - s - 4), s + 4);
+	snprintf(rhs, sizeof(rhs), "%s", opp + ol);
+	if (lhs[0] == '&') {
+		if (out->op != SC_EQ || sc_value(lhs + 1, &out->mask))
+			goto bad;
+		out->op = SC_MASKED_EQ;
+	} else if (lhs[0]) {
+		goto bad;
+	}
+	if (sc_value(rhs, &out->value))
+		goto bad;
+	return 0;
+bad:
+	perr_at(c, pos, t->col,
+		"malformed condition '%s' (use argN==V, !=, <, <=, >, >= or "
+		"argN&MASK==V, N from 0 to 5, V a number or a known constant)",
+		t->s);
+	return -1;
+}
+
+int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
+	    const char *name, struct tok *cond, int ncond, enum sc_action act,
+	    int err)
+{
+	struct sc_rule *r;
+	int nr;
+
+	if (sc_syscall_resolve(name, &nr)) {
+		perr_at(c, pos, col, "unknown syscall '%s'", name);
+		return -1;
+	}
+	if (ncond > SC_MAX_COND) {
+		perr_at(c, pos, col, "more than %d conditions on '%s'",
+			SC_MAX_COND, name);
+		return -1;
+	}
+	if (c->p->nsc >= PLAN_MAX_SC) {
+		perr_at(c, pos, col, "too many seccomp rules (max %d)",
+			PLAN_MAX_SC);
+		return -1;
+	}
+	r = &c->p->sc[c->p->nsc];
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < ncond; i++)
+		if (sc_cond(c, pos, &cond[i], &r->cond[i]))
+			return -1;
+	/* Two unconditional rules for one syscall would contradict. */
+	for (size_t i = 0; !ncond && i < c->p->nsc; i++)
+		if (c->p->sc[i].nr == nr && !c->p->sc[i].ncond &&
+		    (c->p->sc[i].act != act || c->p->sc[i].err != err)) {
+			perr_at(c, pos, col,
+				"syscall '%s' already has a different rule at "
+				"%s:%u", name, c->p->sc[i].pos.file,
+				c->p->sc[i].pos.line);
+			return -1;
+		}
+	r->name = arena_strdup(c->a, name);
+	r->nr = nr;
+	r->act = act;
+	r->err = err;
+	r->ncond = (unsigned)ncond;
+	r->pos = *pos;
+	r->pos.col = col;
+	c->p->nsc++;
+	return 0;
+}
+
+/* Expand one preset item "name [COND...]" plus the line's conditions. */
+static void sc_preset_item(struct ctx *c, const struct pos *pos, unsigned col,
+			   const char *item, struct tok *cond, int ncond,
+			   enum sc_action act, int err)
+{
+	struct tok t[SC_MAX_COND + 2];
+	char buf[256], *save = NULL, *w;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", item);
+	for (w = strtok_r(buf, " ", &save); w && n < SC_MAX_COND + 1;
+	     w = strtok_r(NULL, " ", &save)) {
+		t[n].s = arena_strdup(c->a, w);
+		t[n].len = strlen(w);
+		t[n].col = col;
+		n++;
+	}
+	if (n - 1 + ncond > SC_MAX_COND) {
+		perr_at(c, pos, col, "more than %d conditions", SC_MAX_COND);
+		return;
+	}
+	for (int i = 0; i < ncond; i++)
+		t[n++] = cond[i];
+	sc_item(c, pos, col, t[0].s, t + 1, n - 1, act, err);
+}
+
+static void d_seccomp(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	enum sc_action act;
+	int err, nitems, ncond = 0;
+
+	c->p->sc_set = true;
+	if (!strcmp(t[1].s, "audit")) {
+		if (n != 2)
+			perr_at(c, pos, t[2].col, "'seccomp audit' takes no "
+				"arguments");
+		else if (!once(c, pos, &t[1], AT_AUDIT))
+			c->p->sc_audit = true;
+		return;
+	}
+	if (!strcmp(t[1].s, "default")) {
+		if (n != 3) {
+			perr_at(c, pos, t[1].col,
+				"'seccomp default' takes one action");
+			return;
+		}
+		if (once(c, pos, &t[1], AT_SCDEFAULT) ||
+		    sc_action(c, pos, &t[2], &act, &err))
+			return;
+		c->p->sc_default = act;
+		c->p->sc_default_err = err;
+		return;
+	}
+	if (sc_action(c, pos, &t[1], &act, &err))
+		return;
+	for (nitems = 2; nitems < n && strcmp(t[nitems].s, "if"); nitems++)
+		;
+	if (nitems < n) {
+		ncond = n - nitems - 1;
+		if (!ncond) {
+			perr_at(c, pos, t[nitems].col,
+				"'if' needs at least one condition");
+			return;
+		}
+	}
+	if (nitems == 2) {
+		perr_at(c, pos, t[1].col, "'seccomp %s' needs syscall names",
+			t[1].s);
+		return;
+	}
+	for (int i = 2; i < nitems; i++) {
+		const struct sc_preset *pr;
+
+		if (t[i].s[0] != '@') {
+			sc_item(c, pos, t[i].col, t[i].s, t + nitems + 1,
+				ncond, act, err);
+			continue;
+		}
+		pr = sc_preset_find(t[i].s + 1);
+		if (!pr) {
+			perr_at(c, pos, t[i].col, "unknown preset '%s' (see "
+				"docs/POLICY.md for the list)", t[i].s);
+			continue;
+		}
+		for (const char *const *it = pr->items; *it; it++)
+			sc_preset_item(c, pos, t[i].col, *it, t + nitems + 1,
+				       ncond, act, err);
+	}
+}
+
+static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	int r;
+
+	if (once(c, pos, &t[0], AT_TIMEOUT))
+		return;
+	if (!strcmp(t[1].s, "none")) {
+		c->p->timeout_ms = 0;
+	} else if ((r = num_duration_ms(t[1].s, &c->p->timeout_ms)) ||
+		   !c->p->timeout_ms) {
+		perr_at(c, pos, t[1].col, "timeout '%s' %s", t[1].s,
+			r ? num_why(r) : "must not be 0 (use none)");
+		return;
+	}
+	if (n == 2)
+		return;
+	if (n != 4 || strcmp(t[2].s, "kill-after")) {
+		perr_at(c, pos, t[2].col,
+			"expected 'timeout DURATION [kill-after DURATION]'");
+		return;
+	}
+	if ((r = num_duration_ms(t[3].s, &c->p->kill_after_ms)))
+		perr_at(c, pos, t[3].col, "kill-after '%s' %s", t[3].s,
+			num_why(r));
+}
+
+static void d_dwp(struct ctx *c, const struct pos *pos, struct tok *t, int n)
+{
+	(void)n;
+	if (!once(c, pos, &t[0], AT_DWP))
+		c->p->die_with_parent = true;
+}
+
+static void d_scratch(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	int v;
+	const char *path;
+
+	(void)n;
+	if (once(c, pos, &t[0], AT_SCRATCH))
+		return;
+	v = choice(c, pos, &t[1], "create", "adopt");
+	path = path_arg(c, pos, &t[2], "scratch");
+	if (v < 0 || !path)
+		return;
+	c->p->scratch = v ? SCRATCH_CREATE : SCRATCH_ADOPT;
+	c->p->scratch_path = path;
+}
+
+static void d_include(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	(void)n;
+	if (!t[1].len || strstr(t[1].s, "/../") || !strncmp(t[1].s, "../", 3)
+	    || !strcmp(t[1].s, "..")) {
+		perr_at(c, pos, t[1].col,
+			"include path '%s' must be non-empty and without '..'",
+			t[1].s);
+		return;
+	}
+	parse_include(c, pos, &t[1]);
+}
+
+static const struct {
+	const char *name;
+	handler *fn;
+	int min, max;	/* argument count, -1: no maximum */
+	const char *usage;
+} table[] = {
+	{ "unshare", d_unshare, 1, -1, "unshare NAMESPACE..." },
+	{ "uid", d_id, 1, 1, "uid ID" },
+	{ "gid", d_id, 1, 1, "gid ID" },
+	{ "hostname", d_hostname, 1, 1, "hostname NAME" },
+	{ "nested-userns", d_nested, 1, 1, "nested-userns allow|deny" },
+	{ "bind", d_bind, 2, 2, "bind SOURCE DEST" },
+	{ "bind-try", d_bind, 2, 2, "bind-try SOURCE DEST" },
+	{ "ro-bind", d_bind, 2, 2, "ro-bind SOURCE DEST" },
+	{ "ro-bind-try", d_bind, 2, 2, "ro-bind-try SOURCE DEST" },
+	{ "dev-bind", d_bind, 2, 2, "dev-bind SOURCE DEST" },
+	{ "dev-bind-try", d_bind, 2, 2, "dev-bind-try SOURCE DEST" },
+	{ "tmpfs", d_tmpfs, 1, 4, "tmpfs DEST [size=S] [mode=M] [inodes=N]" },
+	{ "proc", d_onepath, 1, 1, "proc DEST" },
+	{ "dev", d_dev, 1, 2, "dev DEST [shm-size=S]" },
+	{ "dir", d_dir, 1, 2, "dir DEST [mode=M]" },
+	{ "symlink", d_symlink, 2, 2, "symlink TARGET DEST" },
+	{ "file", d_file, 2, 3, "file DEST CONTENT [mode=M]" },
+	{ "remount-ro", d_onepath, 1, 1, "remount-ro DEST" },
+	{ "mask", d_onepath, 1, 1, "mask DEST" },
+	{ "limit", d_limit, 2, 3, "limit NAME VALUE [HARD]" },
+	{ "env", d_env, 1, -1, "env NAME=VALUE..." },
+	{ "env-pass", d_envpass, 1, -1, "env-pass NAME..." },
+	{ "chdir", d_chdir, 1, 1, "chdir DIR" },
+	{ "umask", d_umask, 1, 1, "umask MODE" },
+	{ "new-session", d_session, 1, 1, "new-session yes|no" },
+	{ "die-signal", d_diesig, 1, 1, "die-signal SIGNAL|none" },
+	{ "stdin", d_stdin, 1, 1, "stdin null|inherit" },
+	{ "keep-fd", d_keepfd, 1, -1, "keep-fd FD..." },
+	{ "seccomp", d_seccomp, 1, -1, "seccomp ACTION SYSCALL... [if COND...]" },
+	{ "timeout", d_timeout, 1, 3, "timeout DURATION|none [kill-after D]" },
+	{ "die-with-parent", d_dwp, 0, 0, "die-with-parent" },
+	{ "scratch", d_scratch, 2, 2, "scratch create PARENT | adopt DIR" },
+	{ "include", d_include, 1, 1, "include FILE" },
+};
+#define NDIRECTIVES (sizeof(table) / sizeof(table[0]))
+
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[32], i, j;
+
+	if (la >= 31 || lb >= 31)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
+{
+	size_t i, best = 0, bestd = 99;
+
+	for (i = 0; i < NDIRECTIVES; i++)
+		if (!strcmp(table[i].name, t[0].s))
+			break;
+	if (i == NDIRECTIVES) {
+		for (size_t j = 0; j < NDIRECTIVES; j++) {
+			size_t d = distance(t[0].s, table[j].name);
+
+			if (d < bestd) {
+				bestd = d;
+				best = j;
+			}
+		}
+		if (bestd <= 2 && bestd < strlen(t[0].s))
+			perr_at(c, pos, t[0].col,
+				"unknown directive '%s' (did you mean '%s'?)",
+				t[0].s, table[best].name);
+		else
+			perr_at(c, pos, t[0].col, "unknown directive '%s'",
+				t[0].s);
+		return;
+	}
+	if (n - 1 < table[i].min || (table[i].max >= 0 && n - 1 > table[i].max)) {
+		perr_at(c, pos, t[0].col,
+			"'%s' takes %s%d argument%s, not %d (usage: %s)",
+			t[0].s, table[i].max < 0 ? "at least " :
+			table[i].min != table[i].max ? "up to " : "",
+			table[i].max < 0 || table[i].min == table[i].max ?
+			table[i].min : table[i].max,
+			(table[i].max < 0 || table[i].min == table[i].max ?
+			 table[i].min : table[i].max) == 1 ? "" : "s",
+			n - 1, table[i].usage);
+		return;
+	}
+	table[i].fn(c, pos, t, n);
+}
+
+void plan_validate(struct ctx *c)
+{
+	struct plan *p = c->p;
+	const struct pos *at;
+
+	if (p->ns)
+		p->ns |= NS_USER;
+	if (p->nfs && !(p->ns & NS_MOUNT)) {
+		at = &p->fs[0].pos;
+		perr_at(c, at, at->col, "'%s' needs 'unshare mount'",
+			fs_kind_name(p->fs[0].kind));
+	}
+	for (size_t i = 0; i < p->nfs; i++)
+		if (p->fs[i].kind == FS_PROC && !(p->ns & NS_PID)) {
+			at = &p->fs[i].pos;
+			perr_at(c, at, at->col,
+				"'proc' needs 'unshare pid' (a user namespace "
+				"may only mount the procfs of its own pid "
+				"namespace)");
+		}
+	if (p->hostname && !(p->ns & NS_UTS)) {
+		at = &c->p->at[AT_HOSTNAME];
+		perr_at(c, at, at->col ? at->col : 1,
+			"'hostname' needs 'unshare uts'");
+	}
+	if ((p->uid >= 0 || p->gid >= 0) && !(p->ns & NS_USER)) {
+		at = p->uid >= 0 ? &c->p->at[AT_UID] : &c->p->at[AT_GID];
+		perr_at(c, at, at->col ? at->col : 1,
+			"'uid' and 'gid' need a user namespace ('unshare "
+			"user')");
+	}
+}

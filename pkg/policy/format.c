@@ -1,0 +1,355 @@
+/* The canonical text of a resolved plan. plan_format's output is what
+ * travels down the chain in the sealed memfd; plan_show's is what
+ * `pysbx policy show` prints. Both print every value explicitly, quoted
+ * where needed, so that parsing the text back gives the same plan. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "policy/policy.h"
+#include "util/names.h"
+
+struct out {
+	char *s;
+	size_t n, cap;
+	int oom;
+};
+
+static void grow(struct out *o, size_t more)
+{
+	char *s;
+	size_t cap;
+
+	if (o->oom || o->n + more + 1 <= o->cap)
+		return;
+	cap = o->cap ? o->cap : 4096;
+	while (cap < o->n + more + 1)
+		cap *= 2;
+	s = realloc(o->s, cap);
+	if (!s) {
+		o->oom = 1;
+		return;
+	}
+	o->s = s;
+	o->cap = cap;
+}
+
+static void add(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		o->oom = 1;
+		return;
+	}
+	grow(o, (size_t)n);
+	if (o->oom)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->s + o->n, o->cap - o->n, fmt, ap);
+	va_end(ap);
+	o->n += (size_t)n;
+}
+
+/* A word: bare when it holds only safe characters, else double-quoted
+ * with every special byte escaped ($ always, so "${" never reappears). */
+static void quoted(struct out *o, const char *s)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
+				   "NOPQRSTUVWXYZ0123456789/_.,:=+-@%^!<>&";
+
+	if (*s && strspn(s, safe) == strlen(s) && s[0] != '#') {
+		add(o, "%s", s);
+		return;
+	}
+	add(o, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\' || ch == '$')
+			add(o, "\\%c", ch);
+		else if (ch == '\n')
+			add(o, "\\n");
+		else if (ch == '\t')
+			add(o, "\\t");
+		else if (ch < 0x20 || ch == 0x7f)
+			add(o, "\\x%02x", ch);
+		else
+			add(o, "%c", ch);
+	}
+	add(o, "\"");
+}
+
+static void word(struct out *o, const char *s)
+{
+	add(o, " ");
+	quoted(o, s);
+}
+
+static const char *const fs_names[] = {
+	[FS_BIND] = "bind",	     [FS_RO_BIND] = "ro-bind",
+	[FS_DEV_BIND] = "dev-bind",  [FS_TMPFS] = "tmpfs",
+	[FS_PROC] = "proc",	     [FS_DEV] = "dev",
+	[FS_DIR] = "dir",	     [FS_SYMLINK] = "symlink",
+	[FS_FILE] = "file",	     [FS_REMOUNT_RO] = "remount-ro",
+	[FS_MASK] = "mask",
+};
+
+const char *fs_kind_name(enum fs_kind k)
+{
+	return (unsigned)k < sizeof(fs_names) / sizeof(fs_names[0])
+		       ? fs_names[k]
+		       : "?";
+}
+
+/* Start a line: with its origin in a plan, bare in `show`. */
+static void line(struct out *o, int with_pos, const struct pos *pos,
+		 const char *kw)
+{
+	if (with_pos) {
+		add(o, "@");
+		quoted(o, pos->file);
+		add(o, ":%u:%u %s", pos->line, pos->col ? pos->col : 1, kw);
+	} else {
+		add(o, "%s", kw);
+	}
+}
+
+/* Where a scalar line came from: its directive, or the top file when the
+ * value is a default. */
+static const struct pos *at(const struct plan *p, enum plan_at s)
+{
+	return p->at[s].line ? &p->at[s] : &p->top;
+}
+
+static void u64(struct out *o, uint64_t v)
+{
+	if (v == RLIM_INFINITY)
+		add(o, " unlimited");
+	else
+		add(o, " %llu", (unsigned long long)v);
+}
+
+static void action(struct out *o, enum sc_action a, int err)
+{
+	const char *en;
+
+	switch (a) {
+	case SC_ALLOW: add(o, " allow"); break;
+	case SC_KILL: add(o, " kill"); break;
+	case SC_LOG: add(o, " log"); break;
+	case SC_TRAP: add(o, " trap"); break;
+	case SC_ERRNO:
+		en = errno_name(err);
+		if (en)
+			add(o, " errno=%s", en);
+		else
+			add(o, " errno=%d", err);
+		break;
+	}
+}
+
+static void fs_op(struct out *o, int wp, const struct fs_op *f)
+{
+	char kw[32];
+
+	snprintf(kw, sizeof(kw), "%s%s", fs_kind_name(f->kind),
+		 f->try_ ? "-try" : "");
+	line(o, wp, &f->pos, kw);
+	switch (f->kind) {
+	case FS_BIND: case FS_RO_BIND: case FS_DEV_BIND: case FS_SYMLINK:
+		word(o, f->src);
+		word(o, f->dst);
+		break;
+	case FS_FILE:
+		word(o, f->dst);
+		word(o, f->src);
+		break;
+	default:
+		word(o, f->dst);
+	}
+	if (f->size)
+		add(o, " %s=%llu", f->kind == FS_DEV ? "shm-size" : "size",
+		    (unsigned long long)f->size);
+	if (f->inodes)
+		add(o, " inodes=%llu", (unsigned long long)f->inodes);
+	if (f->mode >= 0)
+		add(o, " mode=%04o", (unsigned)f->mode);
+	add(o, "\n");
+}
+
+static void render(struct out *o, const struct plan *p, int wp)
+{
+	if (p->ns) {
+		line(o, wp, at(p, AT_UNSHARE), "unshare");
+		for (unsigned b = 1; b <= NS_CGROUP; b <<= 1)
+			if (p->ns & b)
+				add(o, " %s", ns_name(b));
+		add(o, "\n");
+	}
+	if (p->uid >= 0) {
+		line(o, wp, at(p, AT_UID), "uid");
+		add(o, " %ld\n", p->uid);
+	}
+	if (p->gid >= 0) {
+		line(o, wp, at(p, AT_GID), "gid");
+		add(o, " %ld\n", p->gid);
+	}
+	if (p->hostname) {
+		line(o, wp, at(p, AT_HOSTNAME), "hostname");
+		word(o, p->hostname);
+		add(o, "\n");
+	}
+	if (p->nested_userns) {
+		line(o, wp, at(p, AT_NESTED), "nested-userns");
+		add(o, " allow\n");
+	}
+	for (size_t i = 0; i < p->nfs; i++)
+		fs_op(o, wp, &p->fs[i]);
+	for (size_t i = 0; i < p->nrl; i++) {
+		const struct rlimit_op *r = &p->rl[i];
+
+		line(o, wp, &r->pos, "limit");
+		add(o, " %s", rlimit_name(r->resource));
+		if (r->flags & RL_SOFT_HARD)
+			add(o, " hard");
+		else
+			u64(o, r->soft);
+		if (r->flags & RL_KEEP_HARD)
+			add(o, " keep");
+		else
+			u64(o, r->hard);
+		add(o, "\n");
+	}
+	for (size_t i = 0; i < p->nenv; i++) {
+		const struct env_op *e = &p->env[i];
+		char *kv;
+
+		if (!e->value) {
+			line(o, wp, &e->pos, "env-pass");
+			word(o, e->name);
+			add(o, "\n");
+			continue;
+		}
+		line(o, wp, &e->pos, "env");
+		kv = malloc(strlen(e->name) + strlen(e->value) + 2);
+		if (!kv) {
+			o->oom = 1;
+			return;
+		}
+		sprintf(kv, "%s=%s", e->name, e->value);
+		word(o, kv);
+		free(kv);
+		add(o, "\n");
+	}
+	if (p->chdir) {
+		line(o, wp, at(p, AT_CHDIR), "chdir");
+		word(o, p->chdir);
+		add(o, "\n");
+	}
+	if (p->umask >= 0) {
+		line(o, wp, at(p, AT_UMASK), "umask");
+		add(o, " %04o\n", (unsigned)p->umask);
+	}
+	line(o, wp, at(p, AT_SESSION), "new-session");
+	add(o, p->new_session ? " yes\n" : " no\n");
+	line(o, wp, at(p, AT_DIESIG), "die-signal");
+	if (p->die_signal && signal_name(p->die_signal))
+		add(o, " %s\n", signal_name(p->die_signal));
+	else if (p->die_signal)
+		add(o, " %d\n", p->die_signal);
+	else
+		add(o, " none\n");
+	line(o, wp, at(p, AT_STDIN), "stdin");
+	add(o, p->stdin_null ? " null\n" : " inherit\n");
+	if (p->nkeep_fds) {
+		line(o, wp, at(p, AT_KEEPFD), "keep-fd");
+		for (size_t i = 0; i < p->nkeep_fds; i++)
+			add(o, " %d", p->keep_fds[i]);
+		add(o, "\n");
+	}
+	if (p->sc_set) {
+		line(o, wp, at(p, AT_SCDEFAULT), "seccomp");
+		add(o, " default");
+		action(o, p->sc_default, p->sc_default_err);
+		add(o, "\n");
+	}
+	if (p->sc_audit) {
+		line(o, wp, at(p, AT_AUDIT), "seccomp");
+		add(o, " audit\n");
+	}
+	for (size_t i = 0; i < p->nsc; i++) {
+		const struct sc_rule *r = &p->sc[i];
+		static const char *const ops[] = { "==", "!=", "<", "<=",
+						   ">", ">=", "==" };
+
+		line(o, wp, &r->pos, "seccomp");
+		action(o, r->act, r->err);
+		word(o, r->name);
+		if (r->ncond)
+			add(o, " if");
+		for (unsigned k = 0; k < r->ncond; k++) {
+			const struct sc_cond *cd = &r->cond[k];
+
+			add(o, " arg%u", cd->arg);
+			if (cd->op == SC_MASKED_EQ)
+				add(o, "&0x%llx", (unsigned long long)cd->mask);
+			add(o, "%s0x%llx", ops[cd->op],
+			    (unsigned long long)cd->value);
+		}
+		add(o, "\n");
+	}
+	line(o, wp, at(p, AT_TIMEOUT), "timeout");
+	if (p->timeout_ms)
+		add(o, " %llums", (unsigned long long)p->timeout_ms);
+	else
+		add(o, " none");
+	add(o, " kill-after %llums\n", (unsigned long long)p->kill_after_ms);
+	if (p->die_with_parent) {
+		line(o, wp, at(p, AT_DWP), "die-with-parent");
+		add(o, "\n");
+	}
+	if (p->scratch != SCRATCH_NONE) {
+		line(o, wp, at(p, AT_SCRATCH), "scratch");
+		add(o, p->scratch == SCRATCH_CREATE ? " create" : " adopt");
+		word(o, p->scratch_path);
+		add(o, "\n");
+	}
+}
+
+char *plan_format(const struct plan *p, size_t *len)
+{
+	struct out o = { 0 };
+
+	add(&o, "pysbx-plan 1");
+	word(&o, p->top.file ? p->top.file : "<plan>");
+	add(&o, "\n");
+	render(&o, p, 1);
+	add(&o, "end\n");
+	if (o.oom) {
+		free(o.s);
+		return NULL;
+	}
+	*len = o.n;
+	return o.s;
+}
+
+char *plan_show(const struct plan *p)
+{
+	struct out o = { 0 };
+
+	render(&o, p, 0);
+	if (o.oom || !o.s) {
+		free(o.s);
+		return NULL;
+	}
+	return o.s;
+}

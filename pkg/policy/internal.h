@@ -1,0 +1,63 @@
+/* Shared between the policy parser's files; not part of the contract. */
+#ifndef PYSBX_POLICY_INTERNAL_H
+#define PYSBX_POLICY_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "policy/policy.h"
+#include "util/arena.h"
+
+struct tok {
+	char *s;	/* expanded text, NUL-terminated, in the arena */
+	size_t len;
+	unsigned col;	/* 1-based byte column of the token's start */
+};
+
+#define MAX_TOKS 256
+
+struct ctx {
+	struct plan *p;
+	struct arena *a;
+	const struct vars *v;
+	struct perr *e;
+	unsigned flags;
+	int plan_mode;			/* parsing plan text, not a policy */
+	int depth;			/* include depth */
+	dev_t dev[PLAN_MAX_INCLUDE_DEPTH + 1];
+	ino_t ino[PLAN_MAX_INCLUDE_DEPTH + 1];
+	struct pos scratch_use;		/* first ${SCRATCH}, line 0 if none */
+	int have_rl[64];		/* limit seen, by resource */
+	const char *last_file;		/* plan mode: shared file name */
+};
+
+#define SCRATCH_PLACEHOLDER "/.pysbx-scratch-not-yet-created"
+
+/* Record "file:line:col: error: ..." (up to the cap). */
+void perr_at(struct ctx *c, const struct pos *pos, unsigned col,
+	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void pwarn_at(struct ctx *c, const struct pos *pos, unsigned col,
+	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Split one line into expanded tokens. Returns the count (0 for a blank or
+ * comment line) or -1 after recording an error. */
+int lex_line(struct ctx *c, const struct pos *pos, const char *line,
+	     size_t len, struct tok *t);
+
+/* include FILE, relative to the including file. */
+void parse_include(struct ctx *c, const struct pos *pos, const struct tok *t);
+
+/* Handle one directive line (t[0] is the keyword). */
+void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n);
+/* Checks that need the whole plan (run once at the end). */
+void plan_validate(struct ctx *c);
+
+/* Parse a seccomp rule item ("name [COND...]") into a rule with action
+ * act/err; used for policy lines and for preset items. */
+int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
+	    const char *name, struct tok *cond, int ncond,
+	    enum sc_action act, int err);
+
+/* Process a buffer of policy (or plan) text named file. */
+int parse_text(struct ctx *c, const char *file, const char *buf, size_t len);
+
+#endif

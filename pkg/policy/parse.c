@@ -1,0 +1,459 @@
+/* The policy parser's driver: files, includes, lines, the plan text read
+ * back by later steps, and the public entry points of policy.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/internal.h"
+#include "util/num.h"
+
+int plan_init(struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->arena = arena_new();
+	if (!p->arena)
+		return -1;
+	p->fs = arena_alloc(p->arena, PLAN_MAX_FS * sizeof(*p->fs));
+	p->rl = arena_alloc(p->arena, 64 * sizeof(*p->rl));
+	p->env = arena_alloc(p->arena, PLAN_MAX_ENV * sizeof(*p->env));
+	p->sc = arena_alloc(p->arena, PLAN_MAX_SC * sizeof(*p->sc));
+	if (!p->fs || !p->rl || !p->env || !p->sc) {
+		plan_free(p);
+		return -1;
+	}
+	p->uid = p->gid = -1;
+	p->umask = -1;
+	p->new_session = true;
+	p->die_signal = SIGKILL;
+	p->sc_default = SC_ALLOW;
+	p->kill_after_ms = 1000;
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	arena_free(p->arena);
+	p->arena = NULL;
+}
+
+static int valid_name(const char *s, size_t n)
+{
+	if (!n || n > 64 || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+int vars_set(struct vars *v, const char *name, const char *value)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->name[i], name)) {
+			v->value[i] = value;
+			return 0;
+		}
+	if (v->n >= PLAN_MAX_VARS)
+		return -1;
+	v->name[v->n] = name;
+	v->value[v->n++] = value;
+	return 0;
+}
+
+int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	char *name;
+
+	if (!eq) {
+		snprintf(err, errlen, "-D '%s' has no '=' (use -D NAME=VALUE)",
+			 arg);
+		return -1;
+	}
+	if (!valid_name(arg, (size_t)(eq - arg))) {
+		snprintf(err, errlen,
+			 "-D '%.*s': a variable name is letters, digits and "
+			 "'_', not starting with a digit",
+			 (int)(eq - arg), arg);
+		return -1;
+	}
+	for (size_t i = 0; i < v->n; i++)
+		if (strlen(v->name[i]) == (size_t)(eq - arg) &&
+		    !memcmp(v->name[i], arg, (size_t)(eq - arg))) {
+			snprintf(err, errlen, "-D %s is given twice",
+				 v->name[i]);
+			return -1;
+		}
+	if (v->n >= PLAN_MAX_VARS) {
+		snprintf(err, errlen, "too many -D variables (max %d)",
+			 PLAN_MAX_VARS);
+		return -1;
+	}
+	name = strndup(arg, (size_t)(eq - arg));
+	if (!name) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	v->name[v->n] = name;
+	v->value[v->n++] = eq + 1;
+	return 0;
+}
+
+/* Read a whole regular file (at most PLAN_MAX_FILE bytes). Returns a
+ * malloc'd buffer or NULL with errno set (EFBIG when too large). */
+static char *read_file(const char *path, size_t *len, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *buf = NULL;
+	size_t n = 0;
+	int saved;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, st) < 0)
+		goto fail;
+	if (!S_ISREG(st->st_mode)) {
+		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+		goto fail;
+	}
+	buf = malloc(PLAN_MAX_FILE + 1);
+	if (!buf)
+		goto fail;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, PLAN_MAX_FILE + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (!r)
+			break;
+		n += (size_t)r;
+		if (n > PLAN_MAX_FILE) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	saved = errno;
+	free(buf);
+	close(fd);
+	errno = saved;
+	return NULL;
+}
+
+static int parse_file(struct ctx *c, const char *path, const struct pos *at)
+{
+	struct pos none = { path, 0, 0 };
+	struct stat st;
+	size_t len;
+	char *buf;
+	int r;
+
+	if (!at)
+		at = &none;
+	buf = read_file(path, &len, &st);
+	if (!buf) {
+		if (errno == EFBIG)
+			perr_at(c, at, at->col,
+				"policy '%s' is larger than %d bytes", path,
+				PLAN_MAX_FILE);
+		else
+			perr_at(c, at, at->col, "cannot read policy '%s': %s",
+				path, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < c->depth; i++)
+		if (c->dev[i] == st.st_dev && c->ino[i] == st.st_ino) {
+			perr_at(c, at, at->col,
+				"include cycle: '%s' includes itself", path);
+			free(buf);
+			return -1;
+		}
+	c->dev[c->depth] = st.st_dev;
+	c->ino[c->depth] = st.st_ino;
+	c->depth++;
+	r = parse_text(c, path, buf, len);
+	c->depth--;
+	free(buf);
+	return r;
+}
+
+void parse_include(struct ctx *c, const struct pos *pos, const struct tok *t)
+{
+	const char *slash = strrchr(pos->file, '/');
+	char *path;
+
+	if (c->plan_mode || !pos->file[0]) {
+		perr_at(c, pos, t->col, "include is not allowed here");
+		return;
+	}
+	if (c->depth > PLAN_MAX_INCLUDE_DEPTH) {
+		perr_at(c, pos, t->col, "includes nested deeper than %d",
+			PLAN_MAX_INCLUDE_DEPTH);
+		return;
+	}
+	if (t->s[0] == '/' || !slash) {
+		path = arena_strdup(c->a, t->s);
+	} else {
+		size_t dl = (size_t)(slash - pos->file) + 1;
+
+		path = arena_alloc(c->a, dl + t->len + 1);
+		if (path) {
+			memcpy(path, pos->file, dl);
+			memcpy(path + dl, t->s, t->len + 1);
+		}
+	}
+	if (!path) {
+		perr_at(c, pos, t->col, "out of memory");
+		return;
+	}
+	parse_file(c, path, &(struct pos){ pos->file, pos->line, t->col });
+}
+
+/* "@FILE:LINE:COL" of a plan line: split at the last two colons. */
+static int plan_pos(struct ctx *c, const struct pos *at, const char *s,
+		    struct pos *out)
+{
+	const char *c2 = strrchr(s, ':'), *c1;
+	char num[24];
+	long line, col;
+
+	if (s[0] != '@' || !c2 || c2 == s)
+		return -1;
+	for (c1 = c2 - 1; c1 > s && *c1 != ':'; c1--)
+		;
+	if (c1 <= s + 1 || (size_t)(c2 - c1) > sizeof(num))
+		return -1;
+	snprintf(num, sizeof(num), "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+	if (num_int(num, 1, 1L << 30, &line) ||
+	    num_int(c2 + 1, 1, 1L << 30, &col))
+		return -1;
+	/* Plans repeat one file name on many lines: share the last copy. */
+	if (!c->last_file || strlen(c->last_file) != (size_t)(c1 - s - 1) ||
+	    memcmp(c->last_file, s + 1, (size_t)(c1 - s - 1))) {
+		c->last_file = arena_strndup(c->a, s + 1, (size_t)(c1 - s - 1));
+		if (!c->last_file)
+			return -1;
+	}
+	out->file = c->last_file;
+	out->line = (unsigned)line;
+	out->col = (unsigned)col;
+	(void)at;
+	return 0;
+}
+
+static int plan_line(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n)
+{
+	struct pos at;
+
+	if (plan_pos(c, pos, t[0].s, &at) < 0 || n < 2) {
+		perr_at(c, pos, 1, "malformed plan line");
+		return -1;
+	}
+	for (int i = 1; i < n; i++)
+		t[i].col = at.col;
+	directive(c, &at, t + 1, n - 1);
+	return 0;
+}
+
+int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
+{
+	struct tok t[MAX_TOKS];
+	struct pos pos = { file, 0, 1 };
+	size_t off = 0;
+	int state = 0;	/* plan mode: 0 before header, 1 body, 2 after end */
+
+	while (off < len) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t ll = nl ? (size_t)(nl - buf - off) : len - off;
+		int n;
+
+		pos.line++;
+		if (ll > PLAN_MAX_LINE) {
+			perr_at(c, &pos, PLAN_MAX_LINE + 1,
+				"line is longer than %d bytes", PLAN_MAX_LINE);
+			return -1;
+		}
+		n = lex_line(c, &pos, buf + off, ll, t);
+		off += ll + (nl ? 1 : 0);
+		if (n <= 0)
+			continue;
+		if (!c->plan_mode) {
+			directive(c, &pos, t, n);
+			continue;
+		}
+		if (state == 0 && n == 3 && !strcmp(t[0].s, "pysbx-plan") &&
+		    !strcmp(t[1].s, "1")) {
+			c->p->top = (struct pos){ t[2].s, 1, 1 };
+			state = 1;
+		}
+		else if (state == 1 && n == 1 && !strcmp(t[0].s, "end"))
+			state = 2;
+		else if (state == 1)
+			plan_line(c, &pos, t, n);
+		else
+			break;
+		if (c->e->total)
+			return -1;
+	}
+	if (c->plan_mode && (state != 2 || off < len)) {
+		perr_at(c, &pos, 1, "plan is truncated or malformed");
+		return -1;
+	}
+	return c->e->total ? -1 : 0;
+}
+
+static void builtins(struct vars *all, const struct vars *v)
+{
+	static char uid[24], gid[24];
+	const char *home = getenv("HOME");
+
+	snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+	snprintf(gid, sizeof(gid), "%u", (unsigned)getgid());
+	memset(all, 0, sizeof(*all));
+	vars_set(all, "UID", uid);
+	vars_set(all, "GID", gid);
+	if (home && home[0] == '/')
+		vars_set(all, "HOME", home);
+	/* -D wins over built-ins: it is the caller's explicit word. The
+	 * total fits: -D is capped at PLAN_MAX_VARS - 3 by the callers. */
+	for (size_t i = 0; v && i < v->n; i++)
+		vars_set(all, v->name[i], v->value[i]);
+}
+
+static int parse_pass(struct plan *p, const char *name, const char *buf,
+		      size_t len, const struct vars *v, unsigned flags,
+		      struct perr *e)
+{
+	struct ctx c;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.a = p->arena;
+	c.v = v;
+	c.e = e;
+	c.flags = flags;
+	p->top = (struct pos){ arena_strdup(p->arena, name), 1, 1 };
+	if (!p->top.file)
+		return -1;
+	if (buf) {
+		r = parse_text(&c, p->top.file, buf, len);
+	} else {
+		r = parse_file(&c, p->top.file, NULL);
+	}
+	if (r == 0 && !e->total) {
+		const char *sv = NULL;
+
+		for (size_t i = 0; i < v->n; i++)
+			if (!strcmp(v->name[i], "SCRATCH"))
+				sv = v->value[i];
+		if (c.scratch_use.line && !sv) {
+			if (p->scratch == SCRATCH_NONE)
+				perr_at(&c, &c.scratch_use, c.scratch_use.col,
+					"${SCRATCH} is used but the policy has "
+					"no 'scratch' directive");
+			else if (p->scratch == SCRATCH_CREATE &&
+				 !(flags & PARSE_NO_SCRATCH))
+				perr_at(&c, &c.scratch_use, c.scratch_use.col,
+					"${SCRATCH} is created at run time by "
+					"the guard: run this policy with "
+					"'pysbx run' or 'pysbx-clean'");
+			else if (p->scratch == SCRATCH_ADOPT)
+				return 1; /* again, with SCRATCH known */
+		}
+		if (!e->total)
+			plan_validate(&c);
+	}
+	return e->total ? -1 : 0;
+}
+
+static int parse_common(struct plan *p, const char *name, const char *buf,
+			size_t len, const struct vars *v, unsigned flags,
+			struct perr *e)
+{
+	struct vars all;
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	builtins(&all, v);
+	r = parse_pass(p, name, buf, len, &all, flags, e);
+	if (r == 1) {
+		/* scratch adopt DIR: ${SCRATCH} is DIR; copy it out of the
+		 * arena before the plan is reset for the second pass. */
+		char *dir = strdup(p->scratch_path);
+
+		plan_free(p);
+		if (!dir || plan_init(p) < 0) {
+			free(dir);
+			return -1;
+		}
+		vars_set(&all, "SCRATCH", dir);
+		r = parse_pass(p, name, buf, len, &all, flags, e);
+		free(dir);
+		/* strings were copied into the arena by the lexer */
+	}
+	return r;
+}
+
+int policy_parse_file(struct plan *p, const char *path, const struct vars *v,
+		      unsigned flags, struct perr *e)
+{
+	return parse_common(p, path, NULL, 0, v, flags, e);
+}
+
+int policy_parse_buf(struct plan *p, const char *name, const char *buf,
+		     size_t len, const struct vars *v, unsigned flags,
+		     struct perr *e)
+{
+	return parse_common(p, name, buf, len, v, flags, e);
+}
+
+int policy_parse_plan(struct plan *p, const char *buf, size_t len,
+		      struct perr *e)
+{
+	struct vars none = { 0 };
+	struct ctx c;
+
+	memset(e, 0, sizeof(*e));
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.a = p->arena;
+	c.v = &none;
+	c.e = e;
+	c.plan_mode = 1;
+	if (memchr(buf, '\0', len)) {
+		perr_at(&c, &(struct pos){ "<plan>", 1, 1 }, 1,
+			"NUL byte in plan");
+		return -1;
+	}
+	if (parse_text(&c, "<plan>", buf, len) < 0 || e->total)
+		return -1;
+	plan_validate(&c);
+	return e->total ? -1 : 0;
+}
+
+void perr_print(const struct perr *e, const char *prog, const char *file)
+{
+	for (size_t i = 0; i < e->n; i++)
+		fprintf(stderr, "%s\n", e->msg[i]);
+	if (e->total + e->warnings > e->n)
+		fprintf(stderr, "%s: ... and %zu more diagnostics\n", prog,
+			e->total + e->warnings - e->n);
+	if (e->total)
+		fprintf(stderr, "%s: %zu error%s in %s; nothing was started\n",
+			prog, e->total, e->total == 1 ? "" : "s", file);
+}

@@ -1,0 +1,242 @@
+/* policy: the policy language and the resolved plan every step reads.
+ *
+ * A policy file is parsed (includes inlined, variables expanded, presets
+ * expanded, syscall names resolved) into a struct plan before anything
+ * touches the kernel. The plan is also what travels down the chain: it is
+ * serialised to canonical text (plan_format), sealed in a memfd by the
+ * first step and parsed back (policy_parse_plan) by the later ones. The
+ * grammar is documented in docs/POLICY.md.
+ *
+ * Memory: every string and the plan's arrays live in the plan's arena and
+ * are released by plan_free(); arrays have fixed caps so that a hostile
+ * policy cannot make a step allocate without bound.
+ */
+#ifndef PYSBX_POLICY_H
+#define PYSBX_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLAN_MAX_FS 256		/* filesystem directives */
+#define PLAN_MAX_ENV 128	/* env and env-pass entries */
+#define PLAN_MAX_SC 1024	/* seccomp rules after preset expansion */
+#define PLAN_MAX_FDS 32		/* keep-fd entries */
+#define PLAN_MAX_VARS 64	/* -D variables plus built-ins */
+#define PLAN_MAX_ERRORS 20	/* diagnostics reported per parse */
+#define PLAN_MAX_LINE 4096	/* bytes per policy line */
+#define PLAN_MAX_PATH 4095	/* bytes per path, as PATH_MAX - 1 */
+#define PLAN_MAX_FILE (1 << 20) /* bytes per policy file */
+#define PLAN_MAX_INCLUDE_DEPTH 16
+#define SC_MAX_COND 6
+
+/* Where a directive came from; file is owned by the plan's arena. */
+struct pos {
+	const char *file;
+	unsigned line, col;
+};
+
+/* Namespace bits for plan.ns. */
+enum {
+	NS_USER = 1 << 0,
+	NS_MOUNT = 1 << 1,
+	NS_PID = 1 << 2,
+	NS_IPC = 1 << 3,
+	NS_UTS = 1 << 4,
+	NS_NET = 1 << 5,
+	NS_CGROUP = 1 << 6,
+};
+
+enum fs_kind {
+	FS_BIND,	/* bind SRC DST: read-write bind, nodev */
+	FS_RO_BIND,	/* ro-bind SRC DST: ro,nosuid,nodev, recursive */
+	FS_DEV_BIND,	/* dev-bind SRC DST: device nodes usable */
+	FS_TMPFS,	/* tmpfs DST [size=] [mode=] [inodes=] */
+	FS_PROC,	/* proc DST: procfs of the new pid namespace */
+	FS_DEV,		/* dev DST [shm-size=]: minimal /dev */
+	FS_DIR,		/* dir DST [mode=] */
+	FS_SYMLINK,	/* symlink TARGET DST (TARGET may be relative) */
+	FS_FILE,	/* file DST CONTENT [mode=] */
+	FS_REMOUNT_RO,	/* remount-ro DST */
+	FS_MASK,	/* mask DST: hide what lies there (dir or file) */
+};
+
+struct fs_op {
+	enum fs_kind kind;
+	bool try_;		/* -try form: a missing source is skipped */
+	const char *src;	/* bind source, symlink target, file content */
+	const char *dst;	/* absolute, normalised, inside the sandbox */
+	uint64_t size;		/* tmpfs size / dev shm size, 0: default */
+	uint64_t inodes;	/* tmpfs nr_inodes, 0: default */
+	int mode;		/* permission bits, -1: default */
+	struct pos pos;
+};
+
+/* One rlimit; values are RLIM_INFINITY for "unlimited". */
+enum {
+	RL_SOFT_HARD = 1 << 0,	/* soft is "hard": take the hard limit */
+	RL_KEEP_HARD = 1 << 1,	/* hard is "keep": leave the hard limit */
+};
+struct rlimit_op {
+	int resource;		/* RLIMIT_* */
+	uint64_t soft, hard;
+	unsigned flags;
+	struct pos pos;
+};
+
+struct env_op {
+	const char *name;
+	const char *value;	/* NULL: pass through from the caller */
+	struct pos pos;
+};
+
+enum sc_action {
+	SC_ALLOW,
+	SC_ERRNO,		/* return -1 with errno = err */
+	SC_KILL,		/* kill the process */
+	SC_LOG,			/* allow and log */
+	SC_TRAP,		/* SIGSYS */
+};
+
+enum sc_op { SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE, SC_MASKED_EQ };
+
+struct sc_cond {
+	unsigned arg;		/* 0..5 */
+	enum sc_op op;
+	uint64_t mask;		/* SC_MASKED_EQ only */
+	uint64_t value;
+};
+
+struct sc_rule {
+	const char *name;	/* syscall name as written */
+	int nr;			/* native syscall number, resolved at parse */
+	enum sc_action act;
+	int err;		/* SC_ERRNO */
+	unsigned ncond;
+	struct sc_cond cond[SC_MAX_COND];
+	struct pos pos;
+};
+
+enum scratch_mode { SCRATCH_NONE, SCRATCH_CREATE, SCRATCH_ADOPT };
+
+/* Directives that may appear once (and unshare, keep-fd: first use); the
+ * plan keeps where each was given so that a step can name the line. */
+enum plan_at {
+	AT_UNSHARE, AT_UID, AT_GID, AT_HOSTNAME, AT_NESTED, AT_CHDIR,
+	AT_UMASK, AT_SESSION, AT_DIESIG, AT_STDIN, AT_KEEPFD, AT_SCDEFAULT,
+	AT_AUDIT, AT_TIMEOUT, AT_DWP, AT_SCRATCH, AT_N
+};
+
+struct plan {
+	/* namespaces (pysbx-mount) */
+	unsigned ns;		/* NS_* bits; NS_USER is always set if any */
+	long uid, gid;		/* ids seen inside, -1: the caller's */
+	const char *hostname;	/* NULL: keep */
+	bool nested_userns;	/* allow user namespaces inside */
+	struct fs_op *fs;
+	size_t nfs;
+
+	/* process state (pysbx-exec) */
+	struct rlimit_op *rl;
+	size_t nrl;
+	struct env_op *env;
+	size_t nenv;
+	const char *chdir;	/* NULL: "/" inside a new root, else keep */
+	int umask;		/* -1: keep */
+	bool new_session;	/* default true */
+	int die_signal;		/* parent-death signal, 0: none */
+	bool stdin_null;	/* stdin from /dev/null */
+	int keep_fds[PLAN_MAX_FDS];
+	size_t nkeep_fds;
+
+	/* syscall filter (pysbx-seccomp) */
+	bool sc_set;		/* any seccomp directive seen */
+	enum sc_action sc_default;
+	int sc_default_err;
+	bool sc_audit;		/* log what would be denied, deny nothing */
+	struct sc_rule *sc;
+	size_t nsc;
+
+	/* lifecycle (pysbx-clean) */
+	uint64_t timeout_ms;	/* 0: none */
+	uint64_t kill_after_ms;	/* grace between TERM and KILL */
+	bool die_with_parent;
+	enum scratch_mode scratch;
+	const char *scratch_path; /* parent (create) or directory (adopt) */
+
+	struct pos top;		/* the top-level policy file, line 1 */
+	struct pos at[AT_N];	/* where each scalar was set, line 0: unset */
+	void *arena;		/* owns every pointer above */
+};
+
+/* One -D NAME=VALUE or built-in; values are taken verbatim. */
+struct vars {
+	size_t n;
+	const char *name[PLAN_MAX_VARS];
+	const char *value[PLAN_MAX_VARS];
+};
+
+/* Collected diagnostics: "file:line:col: error: msg" each. */
+struct perr {
+	size_t n;		/* errors recorded (capped) */
+	size_t total;		/* errors seen, may exceed the cap */
+	size_t warnings;
+	char msg[PLAN_MAX_ERRORS][512];
+};
+
+/* Parse flags. */
+enum {
+	PARSE_NO_SCRATCH = 1 << 0, /* ${SCRATCH} is a placeholder (check/show) */
+};
+
+/* Initialise an empty plan with the defaults documented in POLICY.md.
+ * Returns 0, or -1 when out of memory. */
+int plan_init(struct plan *p);
+void plan_free(struct plan *p);
+
+/* Add NAME=VALUE (as given to -D) to vars. Returns 0, or -1 with a message
+ * in err (malformed name, missing '=', too many, duplicate). */
+int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen);
+/* Add or replace a variable (used for built-ins such as SCRATCH). */
+int vars_set(struct vars *v, const char *name, const char *value);
+
+/* Parse the policy at path (with its includes) into p, which plan_init
+ * prepared. Every error is recorded in e, positioned; returns 0 when e has
+ * no error, else -1. Built-ins UID, GID (the caller's real ids) and HOME
+ * (from the environment, when absolute) are defined unless vars sets them. */
+int policy_parse_file(struct plan *p, const char *path, const struct vars *v,
+		      unsigned flags, struct perr *e);
+
+/* Same, from a buffer (name is used in positions; includes are relative to
+ * the directory of name). */
+int policy_parse_buf(struct plan *p, const char *name, const char *buf,
+		     size_t len, const struct vars *v, unsigned flags,
+		     struct perr *e);
+
+/* Serialise p to canonical plan text (header "pysbx-plan 1", one
+ * "@FILE:LINE:COL directive ..." line each, trailer "end"). Returns a
+ * malloc'd NUL-terminated buffer and its length, or NULL when out of
+ * memory. */
+char *plan_format(const struct plan *p, size_t *len);
+
+/* Print the resolved plan as policy text (no positions) for `policy show`.
+ * Returns a malloc'd string or NULL. */
+char *plan_show(const struct plan *p);
+
+/* Parse plan text made by plan_format back into p (plan_init first).
+ * Stricter than a policy: header and trailer required, no variables, no
+ * includes. Returns 0, or -1 with the reason in e. */
+int policy_parse_plan(struct plan *p, const char *buf, size_t len,
+		      struct perr *e);
+
+/* Print every recorded error to stderr, then a summary line
+ * "prog: N errors in FILE; nothing was started". */
+void perr_print(const struct perr *e, const char *prog, const char *file);
+
+/* Names for diagnostics and serialisation. */
+const char *fs_kind_name(enum fs_kind k);
+const char *rlimit_name(int resource);
+int rlimit_by_name(const char *name);	/* -1 if unknown */
+const char *ns_name(unsigned bit);
+
+#endif

@@ -1,0 +1,30 @@
+/* seccomp names: syscall names, argument constants and the named presets
+ * a policy can use ("seccomp deny @keyring"). The parser resolves all of
+ * them at parse time, so an unknown name is a positioned policy error. */
+#ifndef PYSBX_SC_NAMES_H
+#define PYSBX_SC_NAMES_H
+
+#include <stdint.h>
+
+/* Resolve a syscall name for the native ABI. Returns 0 and sets *nr (a
+ * libseccomp pseudo number < 0 for a name that exists only on other ABIs,
+ * e.g. socketcall on x86_64), or -1 if no ABI knows the name. */
+int sc_syscall_resolve(const char *name, int *nr);
+
+/* Argument constants usable in conditions ("arg0==AF_UNIX"). 0 or -1. */
+int sc_const(const char *name, uint64_t *value);
+
+/* A preset: a named list of rule items in policy syntax, each "syscall"
+ * or "syscall COND..." (e.g. "ioctl arg1&0xffffffff==TIOCSTI"). */
+struct sc_preset {
+	const char *name;	/* without the '@' */
+	const char *doc;	/* one line for docs and `pysbx policy` */
+	const char *const *items; /* NULL-terminated */
+};
+
+/* NULL-terminated by a zero entry. */
+extern const struct sc_preset sc_presets[];
+
+const struct sc_preset *sc_preset_find(const char *name);
+
+#endif

@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# test/run.sh - run every pysbx test and end with "N passed, N failed".
+#
+#   test/run.sh [-v] [NAME...]
+#
+# Runs build/test/unit/* (one per test/unit/*.c), then test/integration/*.sh
+# and test/security/*.sh; every test prints TAP. NAME selects the tests whose
+# name (e.g. unit/test_tap, integration/harness) contains it. -v shows every
+# TAP line; by default only failures, skips, diagnostics and other output
+# are shown, plus one summary line per test.
+#
+# The scripts get, as absolute paths:
+#   PYSBX_ROOT      a tree laid out like the repository:
+#   PYSBX_BIN       $PYSBX_ROOT/build/bin         the programs
+#   PYSBX_PROBE     $PYSBX_ROOT/build/test/probe  the static probes
+#   PYSBX_TESTDIR   $PYSBX_ROOT/test              fixtures
+#   PYSBX_POLICIES  $PYSBX_ROOT/policies
+# and run with that directory as their working directory.
+#
+# pysbx is setuid-free, so its sandbox tests must run unprivileged. As root,
+# this copies the tree above into a fresh directory under /tmp (the checkout
+# may sit where other users cannot enter, as CI's does) and runs each script
+# through setpriv as uid/gid PYSBX_TEST_UID (default 4242, no passwd entry
+# needed) with no groups, no capabilities and a clean environment. At the end
+# it checks that no process of that uid is left over. Otherwise the scripts
+# run directly from the checkout.
+#
+# Environment: PYSBX_TEST_TIMEOUT (seconds per test, default 300),
+# PYSBX_TEST_UID, PYSBX_TEST_VERBOSE=1 (same as -v).
+
+# No -e: a failing test is counted, not fatal.
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TIMEOUT=${PYSBX_TEST_TIMEOUT:-300}
+TEST_UID=${PYSBX_TEST_UID:-4242}
+VERBOSE=${PYSBX_TEST_VERBOSE:-0}
+
+if [[ ${1:-} == -v ]]; then
+	VERBOSE=1
+	shift
+fi
+FILTERS=("$@")
+
+passed=0 failed=0 skipped=0
+failed_names=()
+
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/pysbx-log.XXXXXX") || exit 111
+WORK=
+cleanup() {
+	rm -rf "$LOGDIR"
+	[[ -n $WORK ]] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+selected() {
+	local f
+	((${#FILTERS[@]})) || return 0
+	for f in "${FILTERS[@]}"; do
+		[[ $1 == *"$f"* ]] && return 0
+	done
+	return 1
+}
+
+# record NAME PASSED FAILED SKIPPED NOTE
+record() {
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	skipped=$((skipped + $4))
+	if (($3)); then
+		failed_names+=("$1")
+		echo "$1: FAILED ($2 passed, $3 failed, $4 skipped)${5:+; $5}"
+	else
+		echo "$1: ok ($2 passed, $4 skipped)${5:+; $5}"
+	fi
+}
+
+# run_tap NAME DIR COMMAND...: run COMMAND in DIR under a timeout, echo its
+# interesting lines prefixed with NAME, and add its TAP results to the counts.
+run_tap() {
+	local name=$1 dir=$2 out line rc
+	local plan=-1 n=0 p=0 f=0 s=0 bail=0 note="" show
+	shift 2
+	out=$LOGDIR/out
+	(cd "$dir" && exec timeout -k 10 "$TIMEOUT" "$@") \
+		</dev/null >"$out" 2>&1
+	rc=$?
+	while IFS= read -r line || [[ -n $line ]]; do
+		show=1
+		if [[ $line =~ ^1\.\.([0-9]+) ]]; then
+			plan=${BASH_REMATCH[1]}
+			show=$VERBOSE
+			if ((plan == 0)) && [[ $line =~ \#[[:space:]]*[Ss][Kk][Ii][Pp] ]]; then
+				s=$((s + 1))
+				show=1
+			fi
+		elif [[ $line =~ ^ok($|[[:space:]]) ]]; then
+			n=$((n + 1))
+			if [[ $line =~ \#[[:space:]]*[Ss][Kk][Ii][Pp] ]]; then
+				s=$((s + 1))
+			else
+				p=$((p + 1))
+				show=$VERBOSE
+			fi
+		elif [[ $line =~ ^not\ ok($|[[:space:]]) ]]; then
+			n=$((n + 1))
+			f=$((f + 1))
+		elif [[ $line == "Bail out!"* ]]; then
+			bail=1
+		fi
+		((show)) && printf '%s: %s\n' "$name" "$line"
+	done <"$out"
+
+	# A program that stops early is one more failure, whatever it printed.
+	if ((rc == 124 || rc == 137)); then
+		note="timed out after ${TIMEOUT}s"
+	elif ((bail)); then
+		note="bailed out"
+	elif ((plan < 0)); then
+		note="died: no plan (exit status $rc)"
+	elif ((n != plan)); then
+		note="died: planned $plan, ran $n (exit status $rc)"
+	elif ((rc > 128)); then
+		note="died: killed by signal $((rc - 128))"
+	elif ((rc != 0 && f == 0)); then
+		note="died: exit status $rc with no failed test"
+	fi
+	[[ -n $note ]] && f=$((f + 1))
+	record "$name" "$p" "$f" "$s" "$note"
+}
+
+# --- unit tests: as whoever runs this; they do not touch the kernel ---------
+
+for src in test/unit/*.c; do
+	[[ -e $src ]] || continue
+	t=$(basename "$src" .c)
+	name=unit/$t
+	selected "$name" || continue
+	bin=$ROOT/build/test/unit/$t
+	if [[ ! -x $bin ]]; then
+		echo "$name: not built ($bin missing: run ./build.sh)"
+		record "$name" 0 1 0 "not built"
+		continue
+	fi
+	PYSBX_TESTDIR=$ROOT/test run_tap "$name" "$ROOT" "$bin"
+done
+
+# --- integration and security scripts: unprivileged -------------------------
+
+scripts=()
+for src in test/integration/*.sh test/security/*.sh; do
+	[[ -e $src ]] || continue
+	name=${src#test/}
+	selected "${name%.sh}" && scripts+=("$src")
+done
+
+# Lists the pids whose real or effective uid is $1 (pure bash: /proc/PID
+# ownership would hide non-dumpable processes).
+pids_of_uid() {
+	local st k r e _ pid
+	for st in /proc/[0-9]*/status; do
+		pid=${st#/proc/}
+		pid=${pid%/status}
+		while read -r k r e _; do
+			if [[ $k == Uid: ]]; then
+				[[ $r == "$1" || $e == "$1" ]] && echo "$pid"
+				break
+			fi
+		done <"$st" 2>/dev/null
+	done
+}
+
+if ((${#scripts[@]})) && [[ $(id -u) == 0 ]]; then
+	if ! [[ $TEST_UID =~ ^[1-9][0-9]*$ ]]; then
+		echo "run.sh: PYSBX_TEST_UID must be a non-zero uid, not '$TEST_UID'" >&2
+		exit 100
+	fi
+	# Under /tmp, not $TMPDIR: it must be reachable by the test uid.
+	WORK=$(mktemp -d /tmp/pysbx-test.XXXXXX) || exit 111
+	chmod 0755 "$WORK"
+	mkdir -p "$WORK/build/test" "$WORK/home"
+	# Owned by root and not writable by the test uid: a test must not be
+	# able to change the programs or fixtures it checks. Symlinks among
+	# the fixtures stay symlinks (cp -R does not follow them).
+	[[ -d build/bin ]] && cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
+	[[ -d build/test/probe ]] && cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
+	cp -R --preserve=mode,timestamps test "$WORK/test"
+	if [[ -d policies ]]; then
+		cp -R --preserve=mode,timestamps policies "$WORK/policies"
+	fi
+	chmod -R a+rX,go-w "$WORK/build" "$WORK/test"
+	[[ -d $WORK/policies ]] && chmod -R a+rX,go-w "$WORK/policies"
+	TREE=$WORK
+else
+	TREE=$ROOT
+fi
+
+i=0
+for src in "${scripts[@]}"; do
+	name=${src#test/}
+	name=${name%.sh}
+	vars=(
+		PYSBX_ROOT="$TREE"
+		PYSBX_BIN="$TREE/build/bin"
+		PYSBX_PROBE="$TREE/build/test/probe"
+		PYSBX_TESTDIR="$TREE/test"
+		PYSBX_POLICIES="$TREE/policies"
+	)
+	if [[ -n $WORK ]]; then
+		# A fresh HOME per script, so that no test sees another's files.
+		i=$((i + 1))
+		home=$WORK/home/$i
+		mkdir -m 0700 "$home"
+		chown "$TEST_UID:$TEST_UID" "$home"
+		run_tap "$name" "$TREE" \
+			setpriv --reuid="$TEST_UID" --regid="$TEST_UID" \
+			--clear-groups --inh-caps=-all --bounding-set=-all \
+			env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
+			"${vars[@]}" bash "$TREE/$src"
+	else
+		run_tap "$name" "$TREE" env "${vars[@]}" bash "$TREE/$src"
+	fi
+done
+
+# "Nothing of the sandbox outlives it": with a dedicated uid this is checkable.
+if [[ -n $WORK ]]; then
+	left=""
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		left=$(pids_of_uid "$TEST_UID")
+		[[ -z $left ]] && break
+		sleep 0.3
+	done
+	if [[ -z $left ]]; then
+		record "leftovers" 1 0 0 ""
+	else
+		for pid in $left; do
+			echo "leftovers: pid $pid: $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null)"
+			kill -KILL "$pid" 2>/dev/null
+		done
+		record "leftovers" 0 1 0 "processes of uid $TEST_UID outlived the tests (killed)"
+	fi
+fi
+
+((${#failed_names[@]})) && echo "failed: ${failed_names[*]}"
+summary="$passed passed, $failed failed"
+((skipped)) && summary+=", $skipped skipped"
+echo "$summary"
+((failed == 0))

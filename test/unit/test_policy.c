@@ -1,0 +1,394 @@
+/* The policy language: every rejection with its exact diagnostic, the
+ * variables, includes, and the round trip through a sealed memfd. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chain/chain.h"
+#include "policy/policy.h"
+#include "tap.h"
+
+static struct perr e;
+static char first[600];
+
+/* Parse text as "t.policy" with the given -D args; the first diagnostic
+ * (or "ok") is left in `first`. */
+static const char *parse_v(const char *text, const char *const *defs)
+{
+	struct vars v = { 0 };
+	struct plan p;
+	char err[256];
+
+	for (; defs && *defs; defs++)
+		if (vars_add_arg(&v, *defs, err, sizeof(err)) < 0) {
+			snprintf(first, sizeof(first), "vars: %s", err);
+			return first;
+		}
+	plan_init(&p);
+	if (policy_parse_buf(&p, "t.policy", text, strlen(text), &v, 0, &e) < 0)
+		snprintf(first, sizeof(first), "%s", e.n ? e.msg[0] : "?");
+	else
+		snprintf(first, sizeof(first), "ok");
+	plan_free(&p);
+	for (size_t i = 0; i < v.n; i++)
+		free((char *)v.name[i]);
+	return first;
+}
+
+static const char *parse(const char *text)
+{
+	return parse_v(text, NULL);
+}
+
+#define REJECT(text, msg) is_str(parse(text), msg, "rejects: %s", msg)
+#define ACCEPT(text) is_str(parse(text), "ok", "accepts: %s", text)
+
+static void rejections(void)
+{
+	char *line, *longpath;
+
+	REJECT("limt nofile 1\n",
+	       "t.policy:1:1: error: unknown directive 'limt' (did you mean "
+	       "'limit'?)");
+	REJECT("  frobnicate\n",
+	       "t.policy:1:3: error: unknown directive 'frobnicate'");
+	REJECT("unshare user mount\nro-bind /usr\n",
+	       "t.policy:2:1: error: 'ro-bind' takes 2 arguments, not 1 "
+	       "(usage: ro-bind SOURCE DEST)");
+	REJECT("hostname a b\n",
+	       "t.policy:1:1: error: 'hostname' takes 1 argument, not 2 "
+	       "(usage: hostname NAME)");
+	REJECT("unshare mount\nro-bind usr /usr\n",
+	       "t.policy:2:9: error: source path 'usr' must be absolute");
+	REJECT("unshare mount\nbind /x tmp\n",
+	       "t.policy:2:9: error: destination path 'tmp' must be absolute");
+	REJECT("unshare mount\nbind /a/../etc /x\n",
+	       "t.policy:2:6: error: source path '/a/../etc' must not "
+	       "contain '..'");
+	REJECT("unshare mount\ndir /tmp/..\n",
+	       "t.policy:2:5: error: destination path '/tmp/..' must not "
+	       "contain '..'");
+	is_str(parse_v("unshare mount\ndir /tmp/${X}\n",
+		       (const char *const[]){ "X=..", NULL }),
+	       "t.policy:2:5: error: destination path '/tmp/..' must not "
+	       "contain '..'",
+	       "rejects '..' that comes from a variable");
+	{
+		static const char nul[] = "hostname a\0b\n";
+		struct plan p;
+
+		plan_init(&p);
+		policy_parse_buf(&p, "t.policy", nul, sizeof(nul) - 1, NULL, 0,
+				 &e);
+		is_str(e.n ? e.msg[0] : "ok",
+		       "t.policy:1:11: error: NUL byte in policy",
+		       "rejects a NUL byte");
+		plan_free(&p);
+	}
+	REJECT("file /x \"a\\x00b\"\n",
+	       "t.policy:1:11: error: NUL byte in policy");
+	line = malloc(PLAN_MAX_LINE + 20);
+	memset(line, 'x', PLAN_MAX_LINE + 10);
+	memcpy(line, "env A=", 6);
+	strcpy(line + PLAN_MAX_LINE + 10, "\n");
+	REJECT(line, "t.policy:1:4097: error: line is longer than 4096 bytes");
+	free(line);
+	longpath = malloc(PLAN_MAX_PATH + 100);
+	strcpy(longpath, "P=");
+	for (int i = 0; i < PLAN_MAX_PATH / 4 + 1; i++)
+		strcat(longpath, "/abc");
+	is_str(parse_v("unshare mount\ndir ${P}\n",
+		       (const char *const[]){ longpath, NULL }),
+	       "t.policy:2:5: error: destination path is longer than 4095 "
+	       "bytes",
+	       "rejects an overlong path");
+	free(longpath);
+	REJECT("unshare mount\ntmpfs /tmp size=12Q\n",
+	       "t.policy:2:12: error: tmpfs size '12Q' has an unknown suffix "
+	       "(use K, M or G)");
+	REJECT("limit nofile -1\n",
+	       "t.policy:1:14: error: limit value '-1' is not a number");
+	REJECT("limit as 18446744073709551616\n",
+	       "t.policy:1:10: error: limit value '18446744073709551616' is "
+	       "too large");
+	REJECT("limit as 16777216T\n",
+	       "t.policy:1:10: error: limit value '16777216T' is too large");
+	REJECT("unshare mount\ntmpfs /tmp size=0\n",
+	       "t.policy:2:12: error: tmpfs size must not be 0");
+	ACCEPT("limit core 0\n");
+	REJECT("limit nofile 10 5\n",
+	       "t.policy:1:14: error: soft limit 10 is above the hard limit 5");
+	REJECT("limit nofle 1\n",
+	       "t.policy:1:7: error: unknown limit 'nofle' (use as, core, cpu, "
+	       "data, fsize, locks, memlock, msgqueue, nice, nofile, nproc, "
+	       "rss, rtprio, rttime, sigpending or stack)");
+	REJECT("limit nofile 1\nlimit nofile 2\n",
+	       "t.policy:2:7: error: duplicate limit 'nofile'");
+	REJECT("unshare uts\nhostname a\nhostname b\n",
+	       "t.policy:3:1: error: duplicate 'hostname' (first given at "
+	       "t.policy:2)");
+	REJECT("timeout 1s\ntimeout 2s\n",
+	       "t.policy:2:1: error: duplicate 'timeout' (first given at "
+	       "t.policy:1)");
+	REJECT("timeout 30\n",
+	       "t.policy:1:9: error: timeout '30' needs a unit (ms, s, m or h)");
+	REJECT("seccomp deny sockett\n",
+	       "t.policy:1:14: error: unknown syscall 'sockett'");
+	REJECT("seccomp deny @nope\n",
+	       "t.policy:1:14: error: unknown preset '@nope' (see "
+	       "docs/POLICY.md for the list)");
+	REJECT("seccomp deny socket\nseccomp kill socket\n",
+	       "t.policy:2:14: error: syscall 'socket' already has a different "
+	       "rule at t.policy:1");
+	REJECT("seccomp deny ioctl if arg1=5\n",
+	       "t.policy:1:23: error: malformed condition 'arg1=5' (use "
+	       "argN==V, !=, <, <=, >, >= or argN&MASK==V, N from 0 to 5, V a "
+	       "number or a known constant)");
+	REJECT("env PATH\n",
+	       "t.policy:1:5: error: env entry 'PATH' has no '=' (use "
+	       "NAME=VALUE, or env-pass NAME to pass the caller's value)");
+	REJECT("env A=1\nenv-pass A\n",
+	       "t.policy:2:10: error: environment variable 'A' is already set "
+	       "at t.policy:1");
+	REJECT("chdir ${NOPE}\n",
+	       "t.policy:1:7: error: undefined variable 'NOPE' (define it with "
+	       "-D NOPE=VALUE or give a default: ${NOPE:-VALUE})");
+	REJECT("chdir ${}\n",
+	       "t.policy:1:7: error: malformed variable reference (use ${NAME} "
+	       "or ${NAME:-default})");
+	REJECT("hostname \"abc\n",
+	       "t.policy:1:10: error: unterminated quoted string");
+	REJECT("unshare mount\nro-bind /usr /usr\nproc /proc\n",
+	       "t.policy:3:1: error: 'proc' needs 'unshare pid' (a user "
+	       "namespace may only mount the procfs of its own pid namespace)");
+	REJECT("ro-bind /usr /usr\n",
+	       "t.policy:1:1: error: 'ro-bind' needs 'unshare mount'");
+	REJECT("unshare net\nunshare pids\n",
+	       "t.policy:2:9: error: unknown namespace 'pids' (use user, mount, "
+	       "pid, ipc, uts, net, cgroup or all)");
+	REJECT("chdir /x\numask 0999\n",
+	       "t.policy:2:7: error: umask '0999' is not an octal mode up to "
+	       "0777");
+	REJECT("keep-fd 2\n",
+	       "t.policy:1:9: error: keep-fd '2' is not a number from 3 to 1023 "
+	       "(0, 1 and 2 are always kept)");
+	REJECT("chdir ${SCRATCH}\n",
+	       "t.policy:1:7: error: ${SCRATCH} is used but the policy has no "
+	       "'scratch' directive");
+	REJECT("scratch create /tmp\nchdir ${SCRATCH}\n",
+	       "t.policy:2:7: error: ${SCRATCH} is created at run time by the "
+	       "guard: run this policy with 'pysbx run' or 'pysbx-clean'");
+	REJECT("include ../x.policy\n",
+	       "t.policy:1:9: error: include path '../x.policy' must be "
+	       "non-empty and without '..'");
+	is_str(parse_v("chdir /x\n", (const char *const[]){ "1X=a", NULL }),
+	       "vars: -D '1X': a variable name is letters, digits and '_', not "
+	       "starting with a digit",
+	       "rejects a malformed -D name");
+	is_str(parse_v("chdir /x\n", (const char *const[]){ "X", NULL }),
+	       "vars: -D 'X' has no '=' (use -D NAME=VALUE)",
+	       "rejects -D without '='");
+}
+
+static void all_errors(void)
+{
+	struct plan p;
+	static const char text[] = "limt nofile 1\n"
+				   "unshare mount\n"
+				   "tmpfs /tmp size=64Q\n"
+				   "seccomp deny sockett\n";
+
+	plan_init(&p);
+	policy_parse_buf(&p, "t.policy", text, sizeof(text) - 1, NULL, 0, &e);
+	is_int((long long)e.total, 3, "three mistakes, three errors");
+	is_str(e.msg[2], "t.policy:4:14: error: unknown syscall 'sockett'",
+	       "the third error is positioned");
+	plan_free(&p);
+}
+
+static char *show(const char *text, const char *const *defs)
+{
+	struct vars v = { 0 };
+	struct plan p;
+	char err[256], *out = NULL;
+
+	for (; defs && *defs; defs++)
+		vars_add_arg(&v, *defs, err, sizeof(err));
+	plan_init(&p);
+	if (!policy_parse_buf(&p, "t.policy", text, strlen(text), &v, 0, &e))
+		out = plan_show(&p);
+	plan_free(&p);
+	for (size_t i = 0; i < v.n; i++)
+		free((char *)v.name[i]);
+	return out;
+}
+
+static void variables(void)
+{
+	char *s;
+
+	s = show("unshare mount\nro-bind ${W} /workspace\n",
+		 (const char *const[]){ "W=/home/a b/#c\"${X}", NULL });
+	ok(s && strstr(s, "ro-bind \"/home/a b/#c\\\"\\${X}\" /workspace\n"),
+	   "a -D value with space, #, quote and ${ stays one literal word");
+	free(s);
+	s = show("timeout ${T:-none}\nunshare mount\ndir ${D:-/opt}\n", NULL);
+	ok(s && strstr(s, "timeout none") && strstr(s, "dir /opt\n"),
+	   "${NAME:-default} takes the default");
+	free(s);
+	s = show("timeout ${T:-none}\n", (const char *const[]){ "T=5s", NULL });
+	ok(s && strstr(s, "timeout 5000ms"), "-D overrides the default");
+	free(s);
+	s = show("scratch adopt /var/tmp/s\nunshare mount\n"
+		 "bind ${SCRATCH} /scratch\n", NULL);
+	ok(s && strstr(s, "bind /var/tmp/s /scratch\n"),
+	   "scratch adopt DIR defines ${SCRATCH}");
+	free(s);
+	s = show("unshare mount\ndir //a/./b//\n", NULL);
+	ok(s && strstr(s, "dir /a/b\n"), "paths are normalised");
+	free(s);
+}
+
+static void includes(void)
+{
+	char dir[] = "/tmp/pysbx-unit.XXXXXX", path[128];
+	struct plan p;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		skip(3, "no temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/main.policy", dir);
+	f = fopen(path, "w");
+	fputs("unshare mount\ninclude sub/a.policy\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/sub/a.policy", dir);
+	f = fopen(path, "w");
+	fputs("dir /from-a\ninclude b.policy\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/sub/b.policy", dir);
+	f = fopen(path, "w");
+	fputs("include a.policy\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/main.policy", dir);
+	plan_init(&p);
+	policy_parse_file(&p, path, NULL, 0, &e);
+	is_int((long long)e.total, 1, "an include cycle is one error");
+	ok(e.n && strstr(e.msg[0], "/sub/b.policy:1:9: error: include cycle: "
+				   "'") && strstr(e.msg[0], "/sub/a.policy' "
+							    "includes itself"),
+	   "the cycle is named at the including line: %s", e.n ? e.msg[0] : "");
+	plan_free(&p);
+	snprintf(path, sizeof(path), "%s/sub/b.policy", dir);
+	f = fopen(path, "w");
+	fputs("dir /from-b\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/main.policy", dir);
+	plan_init(&p);
+	policy_parse_file(&p, path, NULL, 0, &e);
+	ok(!e.total && p.nfs == 2 && !strcmp(p.fs[1].dst, "/from-b") &&
+		   strstr(p.fs[1].pos.file, "sub/b.policy"),
+	   "includes resolve relative to the including file");
+	plan_free(&p);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	if (system(path))
+		diag("cleanup failed");
+}
+
+static const char full[] =
+	"# a policy using every directive\n"
+	"unshare user mount pid ipc uts net cgroup\n"
+	"uid 1000\ngid 1000\nhostname sandbox\nnested-userns deny\n"
+	"ro-bind /usr /usr\nro-bind-try /usr/lib64 /lib64\nbind /tmp /t\n"
+	"dev-bind-try /dev/kvm /dev/kvm\n"
+	"symlink usr/bin /bin\nproc /proc\ndev /dev shm-size=8M\n"
+	"tmpfs /tmp size=64M mode=1777 inodes=1000\ndir /w mode=0700\n"
+	"file /etc/hostname \"sandbox\\n\" mode=0644\nremount-ro /usr\n"
+	"mask /usr/share\n"
+	"limit as 512M\nlimit nofile 128 keep\nlimit stack hard keep\n"
+	"limit cpu 2m\nlimit core 0\n"
+	"env PATH=/usr/bin:/bin \"LANG=C.UTF-8\" \"X=a b\"\nenv-pass TERM\n"
+	"chdir /w\numask 022\nnew-session yes\ndie-signal SIGTERM\n"
+	"stdin null\nkeep-fd 3 7\n"
+	"seccomp default allow\nseccomp deny @python-tool @keyring\n"
+	"seccomp errno=ENOSYS clone3\n"
+	"seccomp kill ioctl if arg1&0xffffffff==TIOCSTI\n"
+	"seccomp log @syslog\n"
+	"timeout 30s kill-after 2s\ndie-with-parent\nscratch adopt /var/tmp\n";
+
+static void round_trip(void)
+{
+	struct diag d = DIAG_INIT("test", "test");
+	struct plan p, q;
+	char *a = NULL, *b = NULL, *w;
+	size_t la, lb;
+	int fd;
+
+	plan_init(&p);
+	if (policy_parse_buf(&p, "full.policy", full, sizeof(full) - 1, NULL,
+			     0, &e) < 0)
+		diag("%s", e.msg[0]);
+	ok(!e.total, "a policy using every directive parses");
+	a = plan_format(&p, &la);
+	fd = plan_seal(&d, &p);
+	ok(fd >= 0, "the plan is sealed in a memfd");
+	ok(write(fd, "x", 1) < 0, "the sealed memfd refuses writes");
+	plan_init(&q);
+	ok(plan_read_fd(&d, fd, &q) == 0, "the plan reads back: %s", d.msg);
+	b = plan_format(&q, &lb);
+	ok(a && b && la == lb && !memcmp(a, b, la),
+	   "the plan round-trips through the memfd unchanged");
+	ok(q.nsc == p.nsc && q.nfs == p.nfs && q.nenv == p.nenv &&
+		   q.fs[7].mode == 01777 && !strcmp(q.fs[9].src, "sandbox\n") &&
+		   q.rl[1].flags == RL_KEEP_HARD && q.die_signal == 15 &&
+		   q.sc[q.nsc - 2].cond[0].op == SC_MASKED_EQ &&
+		   !strcmp(q.fs[7].pos.file, "full.policy") &&
+		   q.fs[7].pos.line == 14,
+	   "typed fields and positions survive");
+	plan_free(&q);
+	close(fd);
+	free(b);
+
+	/* An unsealed memfd and a truncated plan are refused. */
+	fd = memfd_create("x", MFD_ALLOW_SEALING);
+	w = strstr(a, "end\n");
+	if (write(fd, a, (size_t)(w - a)) < 0)
+		diag("write");
+	plan_init(&q);
+	ok(plan_read_fd(&d, fd, &q) < 0 &&
+		   strstr(d.msg, "is not sealed against writes"),
+	   "an unsealed plan fd is refused: %s", d.msg);
+	plan_free(&q);
+	fcntl(fd, F_ADD_SEALS,
+	      F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE);
+	plan_init(&q);
+	ok(plan_read_fd(&d, fd, &q) < 0 && strstr(d.msg, "truncated"),
+	   "a plan without its trailer is refused: %s", d.msg);
+	plan_free(&q);
+	close(fd);
+	fd = open("/dev/null", O_RDONLY);
+	plan_init(&q);
+	ok(plan_read_fd(&d, fd, &q) < 0 && strstr(d.msg, "not a sealed memfd"),
+	   "a plan fd that is not a memfd is refused: %s", d.msg);
+	plan_free(&q);
+	close(fd);
+	plan_free(&p);
+	free(a);
+}
+
+int main(void)
+{
+	rejections();
+	all_errors();
+	variables();
+	includes();
+	round_trip();
+	return done_testing();
+}
