@@ -262,7 +262,7 @@ build_libseccomp() {
 		die "libseccomp_$LIBSECCOMP_UPSTREAM.orig.tar.gz does not match the" \
 			"pinned sha256 $LIBSECCOMP_ORIG_SHA256"
 
-	say "building libseccomp $LIBSECCOMP_UPSTREAM ($ver; musl, static)"
+	say "building libseccomp $LIBSECCOMP_UPSTREAM (musl, static; Debian $ver)"
 	src=$B/src/libseccomp-$ver
 	log=$B/src/libseccomp-build.log
 	rm -rf "$src" "$prefix"
@@ -283,7 +283,7 @@ build_libseccomp() {
 		make -j"$JOBS" -C src
 		make -C include install
 		make -C src install
-		make install-pkgconfigDATA
+		make install-pkgconfDATA
 	) >>"$log" 2>&1 ||
 		{ tail -n 40 "$log" >&2; die "libseccomp build failed (full log: $log)"; }
 	[[ -f $prefix/lib/libseccomp.a ]] || die "libseccomp.a was not installed"
@@ -302,7 +302,9 @@ prepare() {
 }
 
 run_make() {
-	make -j"$JOBS" --no-print-directory "$@"
+	local quiet=-s
+	[[ ${V:-0} == 1 ]] && quiet=
+	make -j"$JOBS" --no-print-directory ${quiet:+"$quiet"} "$@"
 }
 
 cmd=${1:-build}

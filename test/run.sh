@@ -84,9 +84,13 @@ run_tap() {
 	local plan=-1 n=0 p=0 f=0 s=0 bail=0 note="" show
 	shift 2
 	out=$LOGDIR/out
-	(cd "$dir" && exec timeout -k 10 "$TIMEOUT" "$@") \
-		</dev/null >"$out" 2>&1
-	rc=$?
+	# bash's own "Segmentation fault" note is dropped: the summary line
+	# reports the signal.
+	{
+		(cd "$dir" && exec timeout -k 10 "$TIMEOUT" "$@") \
+			</dev/null >"$out" 2>&1
+		rc=$?
+	} 2>/dev/null
 	while IFS= read -r line || [[ -n $line ]]; do
 		show=1
 		if [[ $line =~ ^1\.\.([0-9]+) ]]; then
@@ -110,6 +114,7 @@ run_tap() {
 		elif [[ $line == "Bail out!"* ]]; then
 			bail=1
 		fi
+		[[ -z $line ]] && show=$VERBOSE
 		((show)) && printf '%s: %s\n' "$name" "$line"
 	done <"$out"
 
@@ -118,12 +123,12 @@ run_tap() {
 		note="timed out after ${TIMEOUT}s"
 	elif ((bail)); then
 		note="bailed out"
+	elif ((rc > 128)); then
+		note="died: killed by signal $((rc - 128)) after $n tests"
 	elif ((plan < 0)); then
 		note="died: no plan (exit status $rc)"
 	elif ((n != plan)); then
 		note="died: planned $plan, ran $n (exit status $rc)"
-	elif ((rc > 128)); then
-		note="died: killed by signal $((rc - 128))"
 	elif ((rc != 0 && f == 0)); then
 		note="died: exit status $rc with no failed test"
 	fi

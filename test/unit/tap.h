@@ -32,7 +32,7 @@
 #define TAP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 struct tap_state {
-	int planned;	/* -1: no plan printed yet */
+	int planned; /* -1: no plan printed yet */
 	int run;
 	int failed;
 };

@@ -11,7 +11,7 @@
 
 struct outcome {
 	char out[1024];
-	int status;		/* exit status, or -1 if it did not exit */
+	int status; /* exit status, or -1 if it did not exit */
 };
 
 static void run_scenario(int (*fn)(void), struct outcome *o)
@@ -107,7 +107,8 @@ int main(void)
 	       "1..3\n"
 	       "# failed 3 of 3 tests\n",
 	       "failures show got/expected; a missing plan is printed at the end");
-	is_int(o.status, 7, "failed checks return 0 and done_testing returns 1");
+	is_int(o.status, 7,
+	       "failed checks return 0 and done_testing returns 1");
 
 	run_scenario(skips, &o);
 	is_str(o.out, "1..2\nok 1 # SKIP no userns\nok 2 # SKIP no userns\n",
