@@ -312,16 +312,16 @@ cmd=${1:-build}
 case $cmd in
 build)
 	prepare
-	run_make all
+	run_make all || die "make failed"
 	;;
 test)
 	prepare
-	run_make all
+	run_make all || die "make failed"
 	exec "$ROOT/test/run.sh"
 	;;
 fuzz)
 	prepare
-	run_make fuzz
+	run_make fuzz || die "make fuzz failed"
 	;;
 clean)
 	# Keep the downloaded source package and the built library: they

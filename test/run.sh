@@ -31,7 +31,7 @@
 # No -e: a failing test is counted, not fatal.
 set -uo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 111
 ROOT=$PWD
 TIMEOUT=${PYSBX_TEST_TIMEOUT:-300}
 TEST_UID=${PYSBX_TEST_UID:-4242}

@@ -13,6 +13,9 @@
 
 static void record(struct ctx *c, const struct pos *pos, unsigned col,
 		   const char *kind, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
+static void record(struct ctx *c, const struct pos *pos, unsigned col,
+		   const char *kind, const char *fmt, va_list ap)
 {
 	struct perr *e = c->e;
 	char msg[400];

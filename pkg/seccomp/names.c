@@ -53,12 +53,17 @@ static const char *const network[] = {
 	"socket", "socketpair", "socketcall", NULL,
 };
 static const char *const inet[] = {
-	/* every socket family but AF_UNIX: local IPC keeps working */
+	/* every socket family but AF_UNIX: local IPC keeps working. A
+	 * family with high bits set is not AF_UNIX here, so it is refused
+	 * (fail closed) although the kernel would read AF_UNIX. */
 	"socket arg0!=AF_UNIX", "socketpair arg0!=AF_UNIX", "socketcall",
 	NULL,
 };
 static const char *const unix_sockets[] = {
-	"socket arg0==AF_UNIX", "socketpair arg0==AF_UNIX", "socketcall",
+	/* family is an int: the kernel ignores the high 32 bits, so a
+	 * plain == would let 1<<32|AF_UNIX through. */
+	"socket arg0&0xffffffff==AF_UNIX",
+	"socketpair arg0&0xffffffff==AF_UNIX", "socketcall",
 	NULL,
 };
 static const char *const mount[] = {
@@ -108,6 +113,26 @@ static const char *const obsolete[] = {
 	"adjtimex", "pciconfig_read", "pciconfig_write", "kexec_load",
 	"kexec_file_load", NULL,
 };
+static const char *const clock[] = {
+	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex", NULL,
+};
+static const char *const raw_io[] = {
+	"iopl", "ioperm", "pciconfig_read", "pciconfig_write",
+	"pciconfig_iobase", NULL,
+};
+static const char *const reboot[] = {
+	"reboot", "kexec_load", "kexec_file_load", NULL,
+};
+static const char *const swap[] = {
+	"swapon", "swapoff", NULL,
+};
+static const char *const cpu_emulation[] = {
+	"modify_ldt", "vm86", "vm86old", "subpage_prot", "switch_endian",
+	NULL,
+};
+static const char *const bpf[] = {
+	"bpf", NULL,
+};
 static const char *const handles[] = {
 	"open_by_handle_at", "name_to_handle_at", NULL,
 };
@@ -132,6 +157,13 @@ const struct sc_preset sc_presets[] = {
 	{ "debug", "tracing other processes and reading their memory", debug },
 	{ "obsolete", "obsolete or host-wide dangerous calls", obsolete },
 	{ "handles", "file handles (open_by_handle_at escapes)", handles },
+	{ "clock", "setting the system clock", clock },
+	{ "raw-io", "raw I/O port and PCI configuration access", raw_io },
+	{ "reboot", "rebooting or replacing the running kernel", reboot },
+	{ "swap", "enabling and disabling swap", swap },
+	{ "cpu-emulation", "LDT changes and CPU emulation modes",
+	  cpu_emulation },
+	{ "bpf", "loading eBPF programs and maps", bpf },
 	{ NULL, NULL, NULL },
 };
 
@@ -141,4 +173,27 @@ const struct sc_preset *sc_preset_find(const char *name)
 		if (!strcmp(p->name, name))
 			return p;
 	return NULL;
+}
+
+/* Arguments the kernel declares as int or unsigned int: on a 64-bit ABI
+ * the syscall wrappers truncate them, while seccomp sees all 64 bits. A
+ * condition on them must compare the low 32 bits only. */
+static const struct {
+	const char *name;
+	unsigned args;		/* bit N: argN is 32 bits wide */
+} narrow[] = {
+	{ "socket", 0x07 },	{ "socketpair", 0x07 }, { "ioctl", 0x03 },
+	{ "fcntl", 0x03 },	{ "prctl", 0x01 },	{ "personality", 0x01 },
+	{ "setsockopt", 0x07 }, { "getsockopt", 0x07 }, { "kill", 0x02 },
+	{ "tkill", 0x02 },	{ "tgkill", 0x04 },	{ "keyctl", 0x01 },
+	{ "open", 0x02 },	{ "openat", 0x05 },	{ "setns", 0x03 },
+	{ "bind", 0x01 },	{ "connect", 0x01 },
+};
+
+int sc_arg_is_32bit(const char *name, unsigned arg)
+{
+	for (size_t i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++)
+		if (!strcmp(narrow[i].name, name))
+			return arg < 6 && (narrow[i].args >> arg & 1);
+	return 0;
 }

@@ -27,4 +27,9 @@ extern const struct sc_preset sc_presets[];
 
 const struct sc_preset *sc_preset_find(const char *name);
 
+/* Is argument arg (0..5) of the syscall called name an int or unsigned
+ * int in the kernel, i.e. does the kernel ignore its high 32 bits? Only
+ * the syscalls policies commonly filter by argument are listed. */
+int sc_arg_is_32bit(const char *name, unsigned arg);
+
 #endif
