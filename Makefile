@@ -136,7 +136,14 @@ $(B)/fuzz/obj/%.o: %.c Makefile
 $(B)/fuzz/%: $(B)/fuzz/obj/test/fuzz/%.o $(FUZZ_PKG_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,FUZZLD,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lseccomp
+	$(Q)$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ \
+		$(FUZZ_LDFLAGS) -lseccomp
+
+# fuzz_args runs `pysbx policy` in-process: diag_exit and friends are
+# replaced by the target's own versions (see test/fuzz/fuzz_args.c).
+$(B)/fuzz/fuzz_args: FUZZ_LDFLAGS = -Wl,--wrap=diag_exit \
+	-Wl,--wrap=vars_add_arg -Wl,--wrap=policy_parse_file \
+	-Wl,--wrap=perr_print
 
 # --- housekeeping -----------------------------------------------------------
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "chain/chain.h"
+#include "trust/trust.h"
 #include "util/num.h"
 
 #define PLAN_MAX_BYTES (4 << 20)
@@ -63,6 +64,9 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 	case CHAIN_OPT_VERSION:
 		printf("%s %s\n", d->prog, PYSBX_VERSION);
 		exit(0);
+	case CHAIN_OPT_ALLOW_UNTRUSTED:
+		c->allow_untrusted = 1;
+		return 1;
 	case '?':
 		return diag_fail(d, EXIT_USAGE, 0, "bad option (usage: %s)",
 				 c->usage);
@@ -116,6 +120,8 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		return diag_fail(d, EXIT_USAGE, 0, "invalid policy %s",
 				 c->policy);
 	}
+	if (!c->allow_untrusted && trust_plan(d, p) < 0)
+		return -1;
 	return 0;
 }
 

@@ -22,6 +22,7 @@ enum {
 	CHAIN_OPT_PLAN_FD = 0x1000,
 	CHAIN_OPT_REPORT_FD,
 	CHAIN_OPT_VERSION,
+	CHAIN_OPT_ALLOW_UNTRUSTED,
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
@@ -33,7 +34,8 @@ enum {
 	{ "policy", required_argument, NULL, 'p' },                         \
 	{ "define", required_argument, NULL, 'D' },                         \
 	{ "help", no_argument, NULL, 'h' },                                 \
-	{ "version", no_argument, NULL, CHAIN_OPT_VERSION }
+	{ "version", no_argument, NULL, CHAIN_OPT_VERSION },                \
+	{ "allow-untrusted", no_argument, NULL, CHAIN_OPT_ALLOW_UNTRUSTED }
 
 #define CHAIN_EXIT_CODES                                                     \
 	"exit status: the target's own; 128+N if it was killed by signal N;\n" \
@@ -49,6 +51,7 @@ struct chain {
 	int report_fd;		/* --report-fd, -1 if none */
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
+	int allow_untrusted;	/* skip the trust checks of pkg/trust */
 };
 
 void chain_init(struct chain *c, const char *usage);
@@ -63,7 +66,8 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg);
 int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
 
 /* Get the plan: read it from --plan-fd, or parse -p's policy (errors are
- * printed, code 100), or start from an empty plan (neither given). Also
+ * printed, code 100) and check that it can be trusted (pkg/trust, unless
+ * --allow-untrusted), or start from an empty plan (neither given). Also
  * validates --report-fd and sets d->report_fd. 0 or -1. */
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);

@@ -61,6 +61,8 @@ int front_run(struct diag *d, int argc, char **argv)
 	nargv[k++] = paths[0];
 	nargv[k++] = "-p";
 	nargv[k++] = c.policy;
+	if (c.allow_untrusted)
+		nargv[k++] = "--allow-untrusted";
 	for (size_t i = 0; i < c.vars.n; i++) {
 		char *kv = malloc(strlen(c.vars.name[i]) +
 				  strlen(c.vars.value[i]) + 2);

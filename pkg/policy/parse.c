@@ -181,6 +181,14 @@ static int parse_file(struct ctx *c, const char *path, const struct pos *at)
 			free(buf);
 			return -1;
 		}
+	/* Kept for the trust checks: every file that shaped the plan. */
+	if (c->p->nfiles >= PLAN_MAX_FILES) {
+		perr_at(c, at, at->col, "more than %d policy files included",
+			PLAN_MAX_FILES);
+		free(buf);
+		return -1;
+	}
+	c->p->files[c->p->nfiles++] = path;
 	c->dev[c->depth] = st.st_dev;
 	c->ino[c->depth] = st.st_ino;
 	c->depth++;

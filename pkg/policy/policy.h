@@ -28,6 +28,7 @@
 #define PLAN_MAX_PATH 4095	/* bytes per path, as PATH_MAX - 1 */
 #define PLAN_MAX_FILE (1 << 20) /* bytes per policy file */
 #define PLAN_MAX_INCLUDE_DEPTH 16
+#define PLAN_MAX_FILES 64	/* policy files read (top + includes) */
 #define SC_MAX_COND 6
 
 /* Where a directive came from; file is owned by the plan's arena. */
@@ -164,6 +165,8 @@ struct plan {
 	enum scratch_mode scratch;
 	const char *scratch_path; /* parent (create) or directory (adopt) */
 
+	const char *files[PLAN_MAX_FILES]; /* every policy file read */
+	size_t nfiles;
 	struct pos top;		/* the top-level policy file, line 1 */
 	struct pos at[AT_N];	/* where each scalar was set, line 0: unset */
 	void *arena;		/* owns every pointer above */

@@ -1,0 +1,60 @@
+/* pysbx-exec: the process state the target starts with — rlimits, an
+ * environment of the policy's making, only the fds it keeps, no
+ * capability and no_new_privs, cwd, umask, a new session, a parent-death
+ * signal, default signal dispositions and an empty mask — then exec the
+ * next program. See docs/EXEC.md. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "chain/chain.h"
+#include "proc/proc.h"
+
+#define USAGE "pysbx-exec [-p POLICY] [-D NAME=VALUE]... [--] PROG [ARG]..."
+
+extern char **environ;
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = { CHAIN_LONGOPTS, { 0 } };
+	struct diag d = DIAG_INIT("pysbx-exec", "exec");
+	/* First thing: the parent we must not outlive (proc_deathsig). */
+	struct proc_opts o = { .parent = getppid() };
+	struct chain c;
+	struct plan plan;
+	char **envp;
+	pid_t child;
+	int opt;
+
+	chain_init(&c, USAGE);
+	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
+				  NULL)) != -1)
+		if (chain_opt(&d, &c, opt, optarg) <= 0) {
+			if (!d.code)
+				diag_fail(&d, EXIT_USAGE, 0, "bad option "
+					  "(usage: %s)", USAGE);
+			diag_exit(&d);
+		}
+	if (chain_args_done(&d, &c, argc, argv) < 0 ||
+	    chain_load_plan(&d, &c, &plan, 0) < 0)
+		diag_exit(&d);
+	o.chain = c.plan_fd >= 0;
+	o.plan_fd = c.plan_fd;
+	o.report_fd = c.report_fd;
+
+	/* From the caller's environment, before anything else runs. */
+	envp = proc_env_build(&d, &plan, environ);
+	if (!envp)
+		diag_exit(&d);
+	child = proc_apply(&d, &plan, &o);
+	if (child < 0)
+		diag_exit(&d);
+	if (child > 0)
+		/* We forked for setsid(): wait, forward, relay. */
+		return proc_wait_relay(child);
+	if (proc_signals_unblock(&d) < 0)
+		diag_exit(&d);
+	chain_exec(&d, &c, envp);
+	diag_exit(&d);
+}

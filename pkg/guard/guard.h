@@ -1,0 +1,192 @@
+/* guard: pysbx-clean, the lifecycle guard that stays outside every
+ * namespace so that nothing of a sandbox outlives it (docs/GUARD.md).
+ *
+ *   resolve.c    policy -> plan, with the scratch dir made first so that
+ *                ${SCRATCH} is known; -t/-k/--die-with-parent applied
+ *   supervise.c  fork the sandbox into its own process group, wait on a
+ *                signalfd and the report pipe (ppoll, no polling loop),
+ *                forward signals, enforce the timeout (TERM, CONT, grace,
+ *                KILL), die with the caller
+ *   kill.c       the tree kill: SIGKILL every descendant (host /proc
+ *                walk, pidfd-checked), reap, repeat until none is left
+ *   scratch.c    create / adopt / remove / sweep scratch directories
+ *   status.c     the chain's report records in, --status-fd records out
+ *
+ * Like every pkg/ module, nothing here exits or prints a fatal error: the
+ * functions record failures in a struct diag and return -1; main reports.
+ */
+#ifndef PYSBX_GUARD_H
+#define PYSBX_GUARD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "chain/chain.h"
+#include "diag/diag.h"
+#include "policy/policy.h"
+
+/* --- scratch.c ------------------------------------------------------- */
+
+#define SCRATCH_PREFIX "pysbx-"
+#define SCRATCH_LOCK_SUFFIX ".lock"
+
+struct scratch {
+	enum scratch_mode mode;	/* SCRATCH_NONE, _CREATE or _ADOPT */
+	char path[PATH_MAX];	/* the directory: ${SCRATCH} */
+	char name[32];		/* CREATE: "pysbx-" + 16 hex digits */
+	int parent_fd;		/* CREATE: the checked parent, O_DIRECTORY */
+	int lock_fd;		/* CREATE: flock'ed PARENT/NAME.lock */
+};
+
+void scratch_init(struct scratch *s);
+
+/* Create a fresh directory PARENT/pysbx-XXXXXXXXXXXXXXXX, mode 0700,
+ * with a random name, and its lock file PARENT/NAME.lock, flock'ed
+ * (LOCK_EX) for as long as s->lock_fd stays open. PARENT (and every
+ * directory on the way to it, after symlinks are resolved once) must be
+ * owned by root or the caller and not writable by group or others unless
+ * sticky. The lock file appears already locked (O_TMPFILE + linkat), so a
+ * concurrent --sweep never sees it free. All fds are close-on-exec.
+ * 0, or -1 with d set (100 for an unsafe parent, 111 otherwise). */
+int scratch_create(struct diag *d, struct scratch *s, const char *parent);
+
+/* Adopt an existing directory: it must be a directory owned by the caller
+ * and not writable by group or others. It is never removed. 0 or -1. */
+int scratch_adopt(struct diag *d, struct scratch *s, const char *dir);
+
+/* End of the run. CREATE: remove the directory recursively (never
+ * following a symlink, never entering another mount), then unlink the
+ * lock file, then release the lock. ADOPT, NONE: nothing. 0, or -1 with
+ * d set (the directory, or what could not be removed, is left). */
+int scratch_remove(struct diag *d, struct scratch *s);
+
+/* Remove every scratch directory under parent whose lock is free (its
+ * guard is gone), and lock files whose directory is gone. A directory
+ * whose lock is held, or that has no lock file, or that is not owned by
+ * the caller, is left alone. Prints each removed path to out. Returns
+ * the number removed, or -1 with d set (the first failure; the sweep
+ * still tries every entry). */
+int scratch_sweep(struct diag *d, const char *parent, FILE *out);
+
+/* Remove dirfd/name and everything below it: unlinkat/openat2 relative
+ * to directory fds only, no symlink followed (RESOLVE_NO_SYMLINKS), no
+ * mount point entered (RESOLVE_NO_XDEV, and st_dev compared), an fd
+ * depth of one (the walk climbs back through ".." and checks that it
+ * reached the directory it left), directories made writable when the
+ * sandbox took their write bit away. What cannot be removed is left and
+ * named in d. 0 or -1. */
+int rmtree_at(struct diag *d, int dirfd, const char *name);
+
+/* --- status.c -------------------------------------------------------- */
+
+/* The chain's report records, read from the report pipe. Strings are
+ * kept JSON-escaped, as received (validated: no raw control character,
+ * no unescaped quote), so that they can be written out again verbatim. */
+struct report {
+	char buf[4096];		/* the current partial line */
+	size_t len;
+	bool overflow;		/* the current line is too long: dropped */
+	bool started;		/* {"event":"started","pid":N} was seen */
+	long started_pid;
+	bool have_target;	/* {"stage":"target","status":N} */
+	int target_status;	/* raw wait status */
+	bool have_fail;		/* {"stage":S,"error":E,"errno":N,"code":C} */
+	char fail_stage[32];
+	char fail_error[2048];
+	int fail_errno;
+	int fail_code;
+};
+
+/* Feed bytes read from the report pipe; complete lines are parsed. A
+ * malformed line is ignored. Returns 1 when this input completed a
+ * "started" record (the caller then writes its own), else 0. */
+int report_feed(struct report *r, const char *p, size_t n);
+
+/* The end of a run, as written to --status-fd. */
+struct run_result {
+	char stage[32];		/* "target", "clean", "mount", ... */
+	char error[2048];	/* JSON-escaped; empty: none (null) */
+	int err;		/* errno of a setup failure, 0 otherwise */
+	int code;		/* the guard's exit code */
+	int signal;		/* signal that killed the target, 0: none */
+	bool timeout;		/* the wall-clock timeout fired */
+	uint64_t wall_ms, user_ms, sys_ms;
+	long max_rss_kb;
+	char scratch_error[512]; /* JSON-escaped; empty: removed or none */
+};
+
+/* {"event":"started","pid":N}; fd < 0: nothing. One write(2). */
+int status_started(int fd, long pid);
+/* {"event":"exit","stage":..,"error":..,"errno":..,"code":..,
+ *  "signal":..,"timeout":..,"wall_ms":..,"user_ms":..,"sys_ms":..,
+ *  "max_rss_kb":..[,"scratch_error":..]}. */
+int status_exit(int fd, const struct run_result *r);
+/* The exit record of a failure of the guard itself (stage "clean"),
+ * built from d as diag_exit prints it. */
+int status_fail(int fd, const struct diag *d);
+
+/* --- resolve.c ------------------------------------------------------- */
+
+struct guard_opts {
+	/* from the command line */
+	bool timeout_set, kill_after_set;
+	uint64_t timeout_ms, kill_after_ms;
+	bool die_with_parent;
+	int status_fd;		/* -1: none */
+	const char *scratch_parent; /* --scratch-parent, NULL: none */
+	pid_t caller;		/* getppid() at startup */
+	/* derived from the next program */
+	bool chain;		/* the next program is a pysbx step */
+	bool wait_started;	/* it is pysbx-mount: "started" comes later */
+	char first_stage[16];	/* "mount", "exec", ... or "target" */
+};
+
+/* Validate --status-fd (open for writing; made close-on-exec). 0 or -1
+ * (code 100). */
+int guard_status_fd(struct diag *d, int fd);
+
+/* Resolve the policy into the plan: parse once with PARSE_NO_SCRATCH to
+ * validate it and learn its scratch directive; create (or adopt) the
+ * scratch directory; define SCRATCH and parse again; apply the command
+ * line's -t, -k, --die-with-parent into o and the plan; fill o's derived
+ * fields; seal the plan into c->plan_fd when the next program is a pysbx
+ * step. On failure after the scratch dir was made, the caller removes it
+ * (scratch_remove). 0 or -1 with d set. */
+int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
+		  struct scratch *s);
+
+/* --- supervise.c ----------------------------------------------------- */
+
+/* Run c->next under the guard: fork a child in its own process group
+ * which execs it through chain_exec (with --report-fd, a pipe the guard
+ * reads, when it is a pysbx step); forward SIGINT, SIGHUP, SIGQUIT,
+ * SIGUSR1 and SIGUSR2 (those the caller did not ignore) once to the
+ * child; on SIGTERM, the caller's death (die_with_parent) or the timeout:
+ * TERM and CONT to the sandbox, then after kill_after_ms SIGKILL to every
+ * descendant. When the child has exited, every remaining descendant is
+ * killed and reaped (the guard is a child subreaper). extra_env, if not
+ * NULL, is added to the child's environment ("NAME=VALUE"). Fills res
+ * (not the scratch fields). Returns 0, or -1 with d set when the guard
+ * could not start the child. */
+int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
+	      const char *extra_env, struct run_result *res);
+
+/* --- kill.c ---------------------------------------------------------- */
+
+/* Send SIGKILL to every live descendant of the calling process (walking
+ * the host's /proc; each target checked through a pidfd, so that a
+ * recycled pid is never signalled) and to the process group pgid (if
+ * > 0). Returns the number of processes signalled. */
+int kill_descendants(pid_t pgid);
+
+/* Repeat kill_descendants and reaping until no descendant is left (or a
+ * bound of rounds passes: a process stuck in the kernel). sfd is the
+ * guard's signalfd (SIGCHLD), used to wait between rounds. Reaps
+ * everything; if child's exit status was not collected before, it is
+ * stored in *status. Returns 0, or -1 if some process would not die. */
+int kill_tree(pid_t pgid, int sfd, pid_t child, int *status, bool *reaped);
+
+#endif

@@ -1,0 +1,227 @@
+/* The report pipe in, --status-fd out. The report records come from the
+ * chain's steps (and pid 1), which run before or beside the target: they
+ * are parsed defensively (bounded lines, flat objects, validated strings)
+ * and a record that does not parse is ignored, never trusted half-way. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guard/guard.h"
+
+/* Find "key": at the top level of a flat object (our records have no
+ * nesting) and return a pointer past the colon and blanks, or NULL. */
+static const char *json_find(const char *line, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = line;
+	bool in_str = false;
+
+	for (; *p; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_str = false;
+			continue;
+		}
+		if (*p != '"')
+			continue;
+		if (!strncmp(p + 1, key, kl) && p[1 + kl] == '"') {
+			const char *q = p + 2 + kl;
+
+			while (*q == ' ')
+				q++;
+			if (*q != ':')
+				return NULL;
+			q++;
+			while (*q == ' ')
+				q++;
+			return q;
+		}
+		in_str = true;
+	}
+	return NULL;
+}
+
+/* Copy a JSON string value, still escaped, into out. -1 if it is not a
+ * string, holds a raw control character, or does not fit. */
+static int json_str(const char *line, const char *key, char *out,
+		    size_t outlen)
+{
+	const char *p = json_find(line, key);
+	size_t n = 0;
+
+	if (!p || *p++ != '"')
+		return -1;
+	for (; *p && *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20 || n + 2 >= outlen)
+			return -1;
+		if (*p == '\\') {
+			if (!p[1] || !strchr("\"\\/bfnrtu", p[1]))
+				return -1;
+			out[n++] = *p++;
+		}
+		out[n++] = *p;
+	}
+	if (*p != '"')
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+static int json_long(const char *line, const char *key, long min, long max,
+		     long *out)
+{
+	const char *p = json_find(line, key);
+	char *end;
+	long v;
+
+	if (!p || !(*p == '-' || (*p >= '0' && *p <= '9')))
+		return -1;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (errno || end == p || v < min || v > max ||
+	    !(*end == ',' || *end == '}' || *end == ' '))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Returns 1 for a new "started" record. */
+static int report_line(struct report *r, const char *line)
+{
+	char stage[32], event[32], err[sizeof(r->fail_error)];
+	long v, e, code;
+
+	if (line[0] != '{' || json_str(line, "stage", stage, sizeof(stage)))
+		return 0;
+	if (!json_str(line, "event", event, sizeof(event))) {
+		if (strcmp(event, "started") || r->started ||
+		    json_long(line, "pid", 1, INT_MAX, &v))
+			return 0;
+		r->started = true;
+		r->started_pid = v;
+		return 1;
+	}
+	if (!strcmp(stage, "target")) {
+		if (json_long(line, "status", 0, 0xffff, &v))
+			return 0;
+		r->have_target = true;
+		r->target_status = (int)v;
+		return 0;
+	}
+	if (json_str(line, "error", err, sizeof(err)) ||
+	    json_long(line, "errno", 0, 4095, &e) ||
+	    json_long(line, "code", 0, 255, &code))
+		return 0;
+	/* The first failure is the cause; a later one (a step reporting
+	 * that its child failed) is a consequence. */
+	if (r->have_fail)
+		return 0;
+	r->have_fail = true;
+	snprintf(r->fail_stage, sizeof(r->fail_stage), "%s", stage);
+	snprintf(r->fail_error, sizeof(r->fail_error), "%s", err);
+	r->fail_errno = (int)e;
+	r->fail_code = (int)code;
+	return 0;
+}
+
+int report_feed(struct report *r, const char *p, size_t n)
+{
+	int started = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != '\n') {
+			if (r->len + 1 < sizeof(r->buf))
+				r->buf[r->len++] = p[i];
+			else
+				r->overflow = true;
+			continue;
+		}
+		r->buf[r->len] = '\0';
+		if (!r->overflow && !memchr(r->buf, '\0', r->len) &&
+		    report_line(r, r->buf))
+			started = 1;
+		r->len = 0;
+		r->overflow = false;
+	}
+	return started;
+}
+
+static int write_line(int fd, const char *line, int n)
+{
+	ssize_t w;
+
+	if (fd < 0)
+		return 0;
+	if (n < 0 || n >= 4096)
+		return -1;
+	/* One write(2) below PIPE_BUF: a reader never sees half a record. */
+	do
+		w = write(fd, line, (size_t)n);
+	while (w < 0 && errno == EINTR);
+	return w == n ? 0 : -1;
+}
+
+int status_started(int fd, long pid)
+{
+	char line[96];
+
+	return write_line(fd, line,
+			  snprintf(line, sizeof(line),
+				   "{\"event\":\"started\",\"pid\":%ld}\n", pid));
+}
+
+static void json_or_null(char *dst, size_t len, const char *escaped)
+{
+	if (*escaped)
+		snprintf(dst, len, "\"%s\"", escaped);
+	else
+		snprintf(dst, len, "null");
+}
+
+int status_exit(int fd, const struct run_result *r)
+{
+	char line[4000], error[sizeof(r->error) + 3], extra[600] = "";
+
+	json_or_null(error, sizeof(error), r->error);
+	if (r->scratch_error[0])
+		snprintf(extra, sizeof(extra), ",\"scratch_error\":\"%s\"",
+			 r->scratch_error);
+	return write_line(
+		fd, line,
+		snprintf(line, sizeof(line),
+			 "{\"event\":\"exit\",\"stage\":\"%s\",\"error\":%s,"
+			 "\"errno\":%d,\"code\":%d,\"signal\":%d,"
+			 "\"timeout\":%s,\"wall_ms\":%llu,\"user_ms\":%llu,"
+			 "\"sys_ms\":%llu,\"max_rss_kb\":%ld%s}\n",
+			 r->stage, error, r->err, r->code, r->signal,
+			 r->timeout ? "true" : "false",
+			 (unsigned long long)r->wall_ms,
+			 (unsigned long long)r->user_ms,
+			 (unsigned long long)r->sys_ms, r->max_rss_kb, extra));
+}
+
+int status_fail(int fd, const struct diag *d)
+{
+	struct run_result r;
+	char full[1400];
+
+	if (fd < 0)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.stage, sizeof(r.stage), "%s", d->stage);
+	if (d->err)
+		snprintf(full, sizeof(full), "%s: %s", d->msg,
+			 strerror(d->err));
+	else
+		snprintf(full, sizeof(full), "%s", d->msg);
+	diag_json_escape(r.error, sizeof(r.error), full);
+	r.err = d->err;
+	r.code = d->code ? d->code : EXIT_SYSCALL;
+	return status_exit(fd, &r);
+}

@@ -1,0 +1,48 @@
+#include <unistd.h>
+
+#include "proc/proc.h"
+
+/* The order is the design (docs/EXEC.md): signals first, so that nothing
+ * the caller set up fires during setup and the fork below loses no
+ * signal; the capability check before any other work, to fail closed
+ * early; the session (which may fork) before rlimits, since a low nproc
+ * could forbid the fork; fds before rlimits, since a low nofile could
+ * forbid opening /proc/self/fd in the fallback; rlimits while a
+ * standalone root still holds CAP_SYS_RESOURCE; chdir after the drop, so
+ * that it is checked with the target's own permissions. */
+pid_t proc_apply(struct diag *d, const struct plan *p,
+		 const struct proc_opts *o)
+{
+	int extra[2], nextra = 0, drop;
+	pid_t pid;
+
+	if (proc_signals_reset(d) < 0)
+		return -1;
+	if (proc_deathsig(d, p->die_signal, o->parent) < 0)
+		return -1;
+	drop = proc_caps_check(d, o->chain);
+	if (drop < 0)
+		return -1;
+	if (p->new_session) {
+		pid = proc_new_session(d, p->die_signal);
+		if (pid != 0)
+			return pid;
+	}
+	if (o->plan_fd >= 0)
+		extra[nextra++] = o->plan_fd;
+	if (o->report_fd >= 0)
+		extra[nextra++] = o->report_fd;
+	if (proc_close_fds(d, p, extra, (size_t)nextra) < 0)
+		return -1;
+	if (proc_stdin_null(d, p) < 0)
+		return -1;
+	if (proc_rlimits(d, p) < 0)
+		return -1;
+	if (drop && proc_caps_drop(d) < 0)
+		return -1;
+	if (proc_no_new_privs(d) < 0)
+		return -1;
+	if (proc_cwd_umask(d, p) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,493 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/seccomp.h>
+
+/* compile.h (policy.h) before <seccomp.h>: see compile.h. */
+#include "seccomp/compile.h"
+#include <seccomp.h>
+#include "seccomp/names.h"
+#include "util/names.h"
+
+/* With this many distinct syscalls or more, libseccomp's binary tree beats
+ * its linear list of compares (measured: docs/SECCOMP.md). */
+#define SC_TREE_MIN_SYSCALLS 16
+
+const char *sc_action_str(enum sc_action a, int err, char *buf, size_t len)
+{
+	const char *en;
+
+	switch (a) {
+	case SC_ALLOW: snprintf(buf, len, "ALLOW"); break;
+	case SC_KILL: snprintf(buf, len, "KILL_PROCESS"); break;
+	case SC_LOG: snprintf(buf, len, "LOG"); break;
+	case SC_TRAP: snprintf(buf, len, "TRAP"); break;
+	case SC_ERRNO:
+		en = errno_name(err);
+		if (en)
+			snprintf(buf, len, "ERRNO(%s)", en);
+		else
+			snprintf(buf, len, "ERRNO(%d)", err);
+		break;
+	}
+	return buf;
+}
+
+static uint32_t scmp_action(enum sc_action a, int err)
+{
+	switch (a) {
+	case SC_ALLOW: return SCMP_ACT_ALLOW;
+	case SC_ERRNO: return SCMP_ACT_ERRNO((uint16_t)err);
+	case SC_KILL: return SCMP_ACT_KILL_PROCESS;
+	case SC_LOG: return SCMP_ACT_LOG;
+	case SC_TRAP: return SCMP_ACT_TRAP;
+	}
+	return SCMP_ACT_KILL_PROCESS;
+}
+
+/* Audit mode: whatever would deny or kill only logs. */
+static void audit_action(enum sc_action *a, int *err)
+{
+	if (*a != SC_ALLOW && *a != SC_LOG) {
+		*a = SC_LOG;
+		*err = 0;
+	}
+}
+
+static int has_rule(const struct plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->nsc; i++)
+		if (!strcmp(p->sc[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* The first rule on name whose action is not allow, or NULL. */
+static const struct sc_rule *denying_rule(const struct plan *p,
+					  const char *name)
+{
+	for (size_t i = 0; i < p->nsc; i++)
+		if (!strcmp(p->sc[i].name, name) && p->sc[i].act != SC_ALLOW)
+			return &p->sc[i];
+	return NULL;
+}
+
+/* A rule on clone that filters by flags, or denies it outright. */
+static const struct sc_rule *clone_filter_rule(const struct plan *p)
+{
+	for (size_t i = 0; i < p->nsc; i++)
+		if (!strcmp(p->sc[i].name, "clone") &&
+		    (p->sc[i].ncond || p->sc[i].act != SC_ALLOW))
+			return &p->sc[i];
+	return NULL;
+}
+
+struct comp {
+	struct diag *d;
+	const struct plan *p;
+	struct sc_filter *f;
+	enum sc_action def;
+	int def_err;
+	int audit;
+};
+
+static void note(struct sc_filter *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note(struct sc_filter *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->nnotes >= SC_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(f->notes[f->nnotes++], sizeof(f->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The condition as the kernel will see the argument: see compile.h. */
+static struct scmp_arg_cmp arg_cmp(const char *name, const struct sc_cond *c)
+{
+	static const enum scmp_compare ops[] = {
+		[SC_EQ] = SCMP_CMP_EQ,	 [SC_NE] = SCMP_CMP_NE,
+		[SC_LT] = SCMP_CMP_LT,	 [SC_LE] = SCMP_CMP_LE,
+		[SC_GT] = SCMP_CMP_GT,	 [SC_GE] = SCMP_CMP_GE,
+		[SC_MASKED_EQ] = SCMP_CMP_MASKED_EQ,
+	};
+	struct scmp_arg_cmp a = { c->arg, ops[c->op], c->value, 0 };
+
+	if (c->op == SC_MASKED_EQ) {
+		a.datum_a = c->mask;
+		a.datum_b = c->value;
+	}
+	if (sc_arg_is_32bit(name, c->arg)) {
+		if (c->op == SC_EQ) {
+			a.op = SCMP_CMP_MASKED_EQ;
+			a.datum_a = 0xffffffffu;
+			a.datum_b = c->value;
+		} else if (c->op == SC_MASKED_EQ) {
+			a.datum_a &= 0xffffffffu;
+		}
+	}
+	return a;
+}
+
+static int add_rule(struct comp *k, const char *name, int nr,
+		    enum sc_action act, int err, unsigned ncond,
+		    const struct sc_cond *cond, const struct pos *pos)
+{
+	struct scmp_arg_cmp a[SC_MAX_COND] = { { 0, 0, 0, 0 } };
+	char abuf[32];
+	int rc;
+
+	if (k->audit)
+		audit_action(&act, &err);
+	/* libseccomp refuses a rule that repeats the default (EACCES). */
+	if (act == k->def && (act != SC_ERRNO || err == k->def_err)) {
+		k->f->skipped++;
+		return 0;
+	}
+	/* Other ABIs only (socketcall on x86_64): that ABI is killed. */
+	if (nr < 0) {
+		k->f->skipped++;
+		return 0;
+	}
+	for (unsigned i = 0; i < ncond; i++)
+		a[i] = arg_cmp(name, &cond[i]);
+	rc = seccomp_rule_add_array(k->f->ctx, scmp_action(act, err), nr,
+				    ncond, a);
+	if (rc < 0)
+		return diag_fail(k->d, rc == -ENOMEM ? EXIT_SYSCALL : EXIT_USAGE,
+				 -rc, "%s:%u:%u: libseccomp refused the rule "
+				 "'%s %s'%s", pos->file, pos->line, pos->col,
+				 sc_action_str(act, err, abuf, sizeof(abuf)),
+				 name, ncond ? " with its conditions" : "");
+	k->f->rules++;
+	return 0;
+}
+
+/* A bypass route the policy left open: give it the action (see
+ * compile.h), unless the policy has a rule of its own for it. */
+static int add_route(struct comp *k, const char *name, enum sc_action act,
+		     int err, const struct pos *why, const char *because)
+{
+	char abuf[32];
+	unsigned before;
+	int nr;
+
+	if (has_rule(k->p, name) || sc_syscall_resolve(name, &nr) < 0)
+		return 0;
+	before = k->f->rules;
+	if (add_rule(k, name, nr, act, err, 0, NULL, why) < 0)
+		return -1;
+	if (k->f->rules == before)
+		return 0;
+	k->f->added++;
+	if (k->audit)
+		audit_action(&act, &err);
+	note(k->f, "%s: %s (%s, %s:%u:%u)", name,
+	     sc_action_str(act, err, abuf, sizeof(abuf)), because, why->file,
+	     why->line, why->col);
+	return 0;
+}
+
+static int add_routes(struct comp *k)
+{
+	static const char *const uring[] = {
+		"io_uring_setup", "io_uring_enter", "io_uring_register",
+		"socketcall",
+	};
+	const struct plan *p = k->p;
+	const struct sc_rule *r;
+
+	r = denying_rule(p, "socket");
+	for (size_t i = 0; r && i < sizeof(uring) / sizeof(uring[0]); i++)
+		if (add_route(k, uring[i], r->act, r->err, &r->pos,
+			      "socket is denied") < 0)
+			return -1;
+	r = clone_filter_rule(p);
+	if (r)
+		return add_route(k, "clone3", SC_ERRNO, ENOSYS, &r->pos,
+				 "clone is filtered; its flags are visible, "
+				 "clone3's are not");
+	if (p->sc_default != SC_ALLOW)
+		return add_route(k, "clone3", SC_ERRNO, ENOSYS,
+				 p->at[AT_SCDEFAULT].line ? &p->at[AT_SCDEFAULT]
+							  : &p->top,
+				 "not allowed by default; glibc falls back to "
+				 "clone on ENOSYS only");
+	return 0;
+}
+
+static int set_attr(struct comp *k, enum scmp_filter_attr attr,
+		    uint32_t value, const char *what)
+{
+	int rc = seccomp_attr_set(k->f->ctx, attr, value);
+
+	if (rc < 0)
+		return diag_fail(k->d, EXIT_SYSCALL, -rc,
+				 "unable to set the seccomp attribute %s", what);
+	return 0;
+}
+
+static unsigned count_syscalls(const struct plan *p)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < p->nsc; i++) {
+		size_t j;
+
+		for (j = 0; j < i && p->sc[j].nr != p->sc[i].nr; j++)
+			;
+		n += j == i;
+	}
+	return n;
+}
+
+int sc_compile(struct diag *d, const struct plan *p, unsigned flags,
+	       struct sc_filter *f)
+{
+	struct comp k = { d, p, f, p->sc_default, p->sc_default_err, 0 };
+	enum sc_action bad = SC_KILL;
+	int bad_err = 0;
+
+	memset(f, 0, sizeof(*f));
+	k.audit = f->audit = p->sc_audit || (flags & SC_COMPILE_AUDIT);
+	if (k.audit) {
+		audit_action(&k.def, &k.def_err);
+		audit_action(&bad, &bad_err);
+	}
+	f->ctx = seccomp_init(scmp_action(k.def, k.def_err));
+	if (!f->ctx)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to create the seccomp filter");
+	f->syscalls = count_syscalls(p);
+	f->tree = !(flags & SC_COMPILE_NO_TREE) &&
+		  ((flags & SC_COMPILE_TREE) ||
+		   f->syscalls >= SC_TREE_MIN_SYSCALLS);
+	/* KILL_PROCESS, not libseccomp's default KILL (thread only): the
+	 * other threads must not go on after one tried a foreign ABI. */
+	if (set_attr(&k, SCMP_FLTATR_ACT_BADARCH, scmp_action(bad, bad_err),
+		     "ACT_BADARCH") < 0 ||
+	    set_attr(&k, SCMP_FLTATR_API_SYSRAWRC, 1, "API_SYSRAWRC") < 0 ||
+	    (f->tree &&
+	     set_attr(&k, SCMP_FLTATR_CTL_OPTIMIZE, 2, "CTL_OPTIMIZE") < 0))
+		goto fail;
+	for (size_t i = 0; i < p->nsc; i++) {
+		const struct sc_rule *r = &p->sc[i];
+
+		if (add_rule(&k, r->name, r->nr, r->act, r->err, r->ncond,
+			     r->cond, &r->pos) < 0)
+			goto fail;
+	}
+	if (add_routes(&k) < 0)
+		goto fail;
+	return 0;
+fail:
+	sc_filter_free(f);
+	return -1;
+}
+
+void sc_filter_free(struct sc_filter *f)
+{
+	if (f->ctx)
+		seccomp_release(f->ctx);
+	f->ctx = NULL;
+}
+
+int sc_filter_bpf(struct diag *d, struct sc_filter *f,
+		  struct sock_filter **insns, size_t *n)
+{
+	struct stat st;
+	int fd, rc;
+	ssize_t r;
+
+	*insns = NULL;
+	fd = memfd_create("pysbx-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create a memfd for the filter");
+	rc = seccomp_export_bpf(f->ctx, fd);
+	if (rc < 0) {
+		close(fd);
+		return diag_fail(d, EXIT_SYSCALL, -rc,
+				 "unable to generate the BPF program");
+	}
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 ||
+	    !(*insns = malloc((size_t)st.st_size))) {
+		close(fd);
+		return diag_fail(d, EXIT_SYSCALL, errno ? errno : EIO,
+				 "unable to read the BPF program");
+	}
+	r = pread(fd, *insns, (size_t)st.st_size, 0);
+	close(fd);
+	if (r != st.st_size) {
+		free(*insns);
+		*insns = NULL;
+		return diag_fail(d, EXIT_SYSCALL, r < 0 ? errno : EIO,
+				 "unable to read the BPF program");
+	}
+	*n = (size_t)st.st_size / sizeof(struct sock_filter);
+	return 0;
+}
+
+int sc_export(struct diag *d, struct sc_filter *f, int fd)
+{
+	int rc = seccomp_export_bpf(f->ctx, fd);
+
+	if (rc < 0)
+		return diag_fail(d, EXIT_SYSCALL, -rc,
+				 "unable to write the BPF program");
+	return 0;
+}
+
+int sc_list(struct diag *d, struct sc_filter *f, int fd)
+{
+	struct sock_filter *insns;
+	size_t n;
+	int rc;
+
+	if (sc_filter_bpf(d, f, &insns, &n) < 0)
+		return -1;
+	free(insns);
+	dprintf(fd, "# pysbx-seccomp filter: %zu BPF instructions, %u rules "
+		"on %u syscalls (%u added for bypass routes, %u skipped), "
+		"%s layout%s\n",
+		n, f->rules, f->syscalls, f->added, f->skipped,
+		f->tree ? "binary-tree" : "linear",
+		f->audit ? ", AUDIT MODE: nothing is denied, all is logged" :
+			   "");
+	dprintf(fd, "# foreign ABIs (i386 int 0x80, x32 nr|0x40000000): %s\n",
+		f->audit ? "LOG" : "KILL_PROCESS");
+	for (size_t i = 0; i < f->nnotes; i++)
+		dprintf(fd, "# added: %s\n", f->notes[i]);
+	rc = seccomp_export_pfc(f->ctx, fd);
+	if (rc < 0)
+		return diag_fail(d, EXIT_SYSCALL, -rc,
+				 "unable to write the filter listing");
+	return 0;
+}
+
+int sc_no_new_privs(struct diag *d)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to set no_new_privs");
+	return 0;
+}
+
+static void load_hint(struct diag *d, int err)
+{
+	if (err == ENOSYS || err == EINVAL)
+		diag_hint(d, "the kernel lacks seccomp filters "
+			  "(CONFIG_SECCOMP_FILTER), or a container's own filter "
+			  "refuses seccomp(2)");
+	else if (err == EACCES)
+		diag_hint(d, "no_new_privs is not set and the process lacks "
+			  "CAP_SYS_ADMIN");
+}
+
+int sc_load(struct diag *d, struct sc_filter *f)
+{
+	int rc = seccomp_load(f->ctx);
+
+	if (rc < 0) {
+		diag_fail(d, EXIT_SYSCALL, -rc, "unable to load the seccomp "
+			  "filter");
+		load_hint(d, -rc);
+		return -1;
+	}
+	return 0;
+}
+
+int sc_bpf_read(struct diag *d, const char *path, struct sock_filter **insns,
+		size_t *n)
+{
+	const size_t max = SC_BPF_MAX_INSNS * sizeof(struct sock_filter);
+	size_t off = 0;
+	char *buf;
+	int fd;
+
+	*insns = NULL;
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
+		return diag_fail(d, errno == ENOENT ? EXIT_USAGE : EXIT_SYSCALL,
+				 errno, "unable to open the BPF program %s",
+				 path);
+	/* One byte more than allowed: seeing it means too long. */
+	buf = malloc(max + 1);
+	if (!buf) {
+		if (fd)
+			close(fd);
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to read the BPF program %s", path);
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + off, max + 1 - off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(buf);
+			if (fd)
+				close(fd);
+			return diag_fail(d, EXIT_SYSCALL, e,
+					 "unable to read the BPF program %s",
+					 path);
+		}
+		if (!r || (off += (size_t)r) > max)
+			break;
+	}
+	if (fd)
+		close(fd);
+	if (!off || off > max || off % sizeof(struct sock_filter)) {
+		free(buf);
+		if (!off)
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "the BPF program %s is empty", path);
+		if (off > max)
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "the BPF program %s has more than %d "
+					 "instructions", path, SC_BPF_MAX_INSNS);
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "the BPF program %s is %zu bytes, not a "
+				 "multiple of %zu (truncated?)", path, off,
+				 sizeof(struct sock_filter));
+	}
+	*insns = (struct sock_filter *)buf;
+	*n = off / sizeof(struct sock_filter);
+	return 0;
+}
+
+int sc_bpf_load(struct diag *d, const char *what,
+		const struct sock_filter *insns, size_t n)
+{
+	struct sock_fprog prog = { (unsigned short)n,
+				   (struct sock_filter *)insns };
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
+		return 0;
+	if (errno == EINVAL) {
+		diag_fail(d, EXIT_USAGE, errno, "the kernel refused the BPF "
+			  "program %s", what);
+		diag_hint(d, "it is not a valid seccomp program (classic BPF, "
+			  "ending in a return, jumps in range), or the kernel "
+			  "lacks seccomp filters");
+		return -1;
+	}
+	diag_fail(d, EXIT_SYSCALL, errno, "unable to load the BPF program %s",
+		  what);
+	load_hint(d, errno);
+	return -1;
+}
