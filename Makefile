@@ -133,7 +133,12 @@ $(B)/fuzz/obj/%.o: %.c Makefile
 	$(call msg,FUZZCC,$<)
 	$(Q)$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
 
-$(B)/fuzz/%: $(B)/fuzz/obj/test/fuzz/%.o $(FUZZ_PKG_OBJS)
+# Through an archive, so that a target links only the objects it uses.
+$(B)/fuzz/libpysbx.a: $(FUZZ_PKG_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/fuzz/%: $(B)/fuzz/obj/test/fuzz/%.o $(B)/fuzz/libpysbx.a
 	@mkdir -p $(@D)
 	$(call msg,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ \

@@ -5,6 +5,19 @@
 
 #include "front/front.h"
 #include "policy/policy.h"
+#include "seccomp/lint.h"
+
+/* The seccomp lint's warnings, positioned like errors. Returns how many. */
+static size_t lint_print(const struct plan *p)
+{
+	struct sc_warning w[PLAN_MAX_ERRORS];
+	size_t n = sc_lint(p, w, PLAN_MAX_ERRORS);
+
+	for (size_t i = 0; i < n && i < PLAN_MAX_ERRORS; i++)
+		fprintf(stderr, "%s:%u:%u: warning: %s\n", w[i].pos.file,
+			w[i].pos.line, w[i].pos.col, w[i].msg);
+	return n;
+}
 
 /* pysbx policy check|show FILE [-D NAME=VALUE]... (options may come
  * before or after FILE, as with most checkers). */
@@ -15,11 +28,12 @@ int front_policy(struct diag *d, int argc, char **argv)
 	struct plan p;
 	struct perr e;
 	char err[256];
-	int show, r;
+	int show, strict = 0, r;
+	size_t nwarn;
 
 	if (argc < 2 || (strcmp(argv[1], "check") && strcmp(argv[1], "show"))) {
 		diag_fail(d, EXIT_USAGE, 0, "usage: pysbx policy check|show "
-			  "POLICY [-D NAME=VALUE]...");
+			  "POLICY [-D NAME=VALUE]... [--strict]");
 		diag_exit(d);
 	}
 	verb = argv[1];
@@ -27,6 +41,10 @@ int front_policy(struct diag *d, int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		const char *val = NULL;
 
+		if (!strcmp(argv[i], "--strict") && !show) {
+			strict = 1;
+			continue;
+		}
 		if (!strcmp(argv[i], "-D") && i + 1 < argc)
 			val = argv[++i];
 		else if (!strncmp(argv[i], "-D", 2) && argv[i][2])
@@ -65,6 +83,11 @@ int front_policy(struct diag *d, int argc, char **argv)
 		if (text)
 			fputs(text, stdout);
 		free(text);
+	} else if ((nwarn = lint_print(&p)) && strict) {
+		fprintf(stderr, "pysbx: %zu warning%s in %s (--strict: treated "
+			"as errors)\n", nwarn, nwarn == 1 ? "" : "s", file);
+		plan_free(&p);
+		return EXIT_USAGE;
 	} else {
 		printf("%s: ok\n", file);
 	}

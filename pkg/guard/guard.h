@@ -10,6 +10,7 @@
  *   kill.c       the tree kill: SIGKILL every descendant (host /proc
  *                walk, pidfd-checked), reap, repeat until none is left
  *   scratch.c    create / adopt / remove / sweep scratch directories
+ *   rmtree.c     the removal walk that never leaves the directory
  *   status.c     the chain's report records in, --status-fd records out
  *
  * Like every pkg/ module, nothing here exits or prints a fatal error: the

@@ -323,6 +323,56 @@ static void d_onepath(struct ctx *c, const struct pos *pos, struct tok *t,
 		op->dst = dst;
 }
 
+/* protect DIR [depth=N] PATTERN...: patterns are fnmatch(3) globs, matched
+ * against the basename, or against the path below DIR when they hold a
+ * '/'; a leading '!' excludes. Kept in src, one per line. */
+static void d_protect(struct ctx *c, const struct pos *pos, struct tok *t,
+		      int n)
+{
+	const char *dir = path_arg(c, pos, &t[1], "protect");
+	uint64_t depth = 4;
+	struct fs_op *op;
+	size_t len = 0;
+	char *pats;
+	int first = 2;
+
+	if (!dir)
+		return;
+	if (!strncmp(t[2].s, "depth=", 6)) {
+		if (num_u64_max(t[2].s + 6, 16, &depth) || !depth) {
+			perr_at(c, pos, t[2].col,
+				"protect depth '%s' is not a number from 1 to "
+				"16", t[2].s + 6);
+			return;
+		}
+		first = 3;
+	}
+	if (first >= n) {
+		perr_at(c, pos, t[0].col, "'protect' needs at least one pattern");
+		return;
+	}
+	for (int i = first; i < n; i++) {
+		if (!t[i].len || strchr(t[i].s, '\n') || strstr(t[i].s, "..")) {
+			perr_at(c, pos, t[i].col,
+				"protect pattern '%s' must be non-empty, on one "
+				"line and without '..'", t[i].s);
+			return;
+		}
+		len += t[i].len + 1;
+	}
+	pats = arena_alloc(c->a, len + 1);
+	if (!pats || !(op = fs_new(c, pos, &t[0], FS_PROTECT)))
+		return;
+	for (int i = first; i < n; i++) {
+		strcat(pats, t[i].s);
+		if (i + 1 < n)
+			strcat(pats, "\n");
+	}
+	op->dst = dir;
+	op->src = pats;
+	op->inodes = depth;
+}
+
 static const struct {
 	const char *name;
 	unsigned bit;
@@ -1053,6 +1103,7 @@ static const struct {
 	{ "file", d_file, 2, 3, "file DEST CONTENT [mode=M]" },
 	{ "remount-ro", d_onepath, 1, 1, "remount-ro DEST" },
 	{ "mask", d_onepath, 1, 1, "mask DEST" },
+	{ "protect", d_protect, 2, -1, "protect DIR [depth=N] PATTERN..." },
 	{ "limit", d_limit, 2, 3, "limit NAME VALUE [HARD]" },
 	{ "env", d_env, 1, -1, "env NAME=VALUE..." },
 	{ "env-pass", d_envpass, 1, -1, "env-pass NAME..." },

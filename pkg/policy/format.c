@@ -100,7 +100,7 @@ static const char *const fs_names[] = {
 	[FS_PROC] = "proc",	     [FS_DEV] = "dev",
 	[FS_DIR] = "dir",	     [FS_SYMLINK] = "symlink",
 	[FS_FILE] = "file",	     [FS_REMOUNT_RO] = "remount-ro",
-	[FS_MASK] = "mask",
+	[FS_MASK] = "mask",	     [FS_PROTECT] = "protect",
 };
 
 const char *fs_kind_name(enum fs_kind k)
@@ -173,6 +173,21 @@ static void fs_op(struct out *o, int wp, const struct fs_op *f)
 		word(o, f->dst);
 		word(o, f->src);
 		break;
+	case FS_PROTECT: {
+		const char *p = f->src, *e;
+
+		word(o, f->dst);
+		add(o, " depth=%llu", (unsigned long long)f->inodes);
+		for (; *p; p = *e ? e + 1 : e) {
+			char pat[PLAN_MAX_LINE];
+
+			e = strchrnul(p, '\n');
+			snprintf(pat, sizeof(pat), "%.*s", (int)(e - p), p);
+			word(o, pat);
+		}
+		add(o, "\n");
+		return;
+	}
 	default:
 		word(o, f->dst);
 	}

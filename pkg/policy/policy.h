@@ -60,15 +60,18 @@ enum fs_kind {
 	FS_FILE,	/* file DST CONTENT [mode=] */
 	FS_REMOUNT_RO,	/* remount-ro DST */
 	FS_MASK,	/* mask DST: hide what lies there (dir or file) */
+	FS_PROTECT,	/* protect DIR [depth=N] PATTERN...: re-bind read-only
+			 * every existing path under DIR matching a pattern */
 };
 
 struct fs_op {
 	enum fs_kind kind;
 	bool try_;		/* -try form: a missing source is skipped */
-	const char *src;	/* bind source, symlink target, file content */
+	const char *src;	/* bind source, symlink target, file content;
+				 * protect: the patterns, one per line */
 	const char *dst;	/* absolute, normalised, inside the sandbox */
 	uint64_t size;		/* tmpfs size / dev shm size, 0: default */
-	uint64_t inodes;	/* tmpfs nr_inodes, 0: default */
+	uint64_t inodes;	/* tmpfs nr_inodes, 0: default; protect: depth */
 	int mode;		/* permission bits, -1: default */
 	struct pos pos;
 };

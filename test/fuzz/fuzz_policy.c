@@ -7,10 +7,13 @@
  * byte-identical text, and plan_show gives the same text for both plans.
  * Any difference aborts, so libFuzzer keeps the input as a crash.
  *
- * Includes resolve against a fixed directory that the target fills at
- * start-up (/tmp/pysbx-fuzz-inc): a file with directives, a subdirectory
- * and a file that includes itself, so that include, relative paths and
- * cycle detection are reached without reading anything else.
+ * Relative includes resolve in a fixed directory that the target fills
+ * at start-up (fuzz_common.h): a file with directives, a subdirectory, a
+ * file that includes itself, and links to the shipped policies.
+ *
+ * With PYSBX_FUZZ_PLAN_OUT=DIR set, the plan text of every input that
+ * parses is written to DIR (named by its hash): scripts/fuzz.sh makes
+ * fuzz_plan's seeds that way from this target's corpus.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct vars vars;
+static const char *plan_out;
 static char longval[5000];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -36,6 +40,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		"EMPTY=",
 		"SPACE=a b",
 		"HOME=/home/fuzz",
+		"WORKSPACE=/home/fuzz/work",
+		"PROG=/usr/bin/true",
 	};
 	char err[256], *lv;
 
@@ -55,7 +61,26 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 
 	fuzz_inc_dir();
+	plan_out = getenv("PYSBX_FUZZ_PLAN_OUT");
 	return 0;
+}
+
+/* Save a plan as a seed for fuzz_plan, named by its FNV-1a hash. */
+static void save_plan(const char *text, size_t len)
+{
+	uint64_t h = 14695981039346656037ULL;
+	char path[4096];
+	FILE *f;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+	snprintf(path, sizeof(path), "%s/plan-%016llx", plan_out,
+		 (unsigned long long)h);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fwrite(text, 1, len, f);
+	fclose(f);
 }
 
 #define die(what, a, b) fuzz_die("fuzz_policy", what, a, b)
@@ -83,6 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t1 = plan_format(&p, &l1);
 	if (!t1 || strlen(t1) != l1)
 		die("plan_format failed", t1, NULL);
+	if (plan_out)
+		save_plan(t1, l1);
 	if (plan_init(&q) < 0)
 		abort();
 	if (policy_parse_plan(&q, t1, l1, &e) < 0)

@@ -182,6 +182,11 @@ static void rejections(void)
 	REJECT("scratch create /tmp\nchdir ${SCRATCH}\n",
 	       "t.policy:2:7: error: ${SCRATCH} is created at run time by the "
 	       "guard: run this policy with 'pysbx run' or 'pysbx-clean'");
+	REJECT("unshare mount\nprotect /w depth=17 x\n",
+	       "t.policy:2:12: error: protect depth '17' is not a number from 1 "
+	       "to 16");
+	REJECT("unshare mount\nprotect /w depth=2\n",
+	       "t.policy:2:1: error: 'protect' needs at least one pattern");
 	REJECT("include ../x.policy\n",
 	       "t.policy:1:9: error: include path '../x.policy' must be "
 	       "non-empty and without '..'");
@@ -312,6 +317,7 @@ static const char full[] =
 	"tmpfs /tmp size=64M mode=1777 inodes=1000\ndir /w mode=0700\n"
 	"file /etc/hostname \"sandbox\\n\" mode=0644\nremount-ro /usr\n"
 	"mask /usr/share\n"
+	"protect /w depth=3 .git/hooks \"*.pem\" !.env.example .env.*\n"
 	"limit as 512M\nlimit nofile 128 keep\nlimit stack hard keep\n"
 	"limit cpu 2m\nlimit core 0\n"
 	"env PATH=/usr/bin:/bin \"LANG=C.UTF-8\" \"X=a b\"\nenv-pass TERM\n"

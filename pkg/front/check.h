@@ -1,0 +1,78 @@
+/* check: the probes behind `pysbx check`, one function per feature.
+ *
+ * Internal to pkg/front. Every probe runs in a forked child (check.c does
+ * the forking), so a probe may unshare, mount, load a seccomp filter or
+ * close fds freely: nothing of it reaches the caller. A probe never exits
+ * and never prints; it fills a struct probe_out that the child sends back
+ * through a pipe.
+ */
+#ifndef PYSBX_FRONT_CHECK_H
+#define PYSBX_FRONT_CHECK_H
+
+#include <stddef.h>
+
+#include "diag/diag.h"
+
+struct probe_out {
+	int ok;			/* 1: the feature works */
+	char detail[768];	/* ok: what was found; missing: "what failed:
+				 * cause; fix: exact command" */
+};
+
+/* Record the outcome of a probe (printf-formatted detail). */
+void probe_set(struct probe_out *o, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Read the first line of a small file such as a sysctl into buf (newline
+ * stripped). Returns 0, or -1 with errno set. */
+int check_read_line(const char *path, char *buf, size_t len);
+
+/* Read a sysctl file holding one integer. Returns 0, or -1 when it does not
+ * exist or does not hold a number (errno set). */
+int check_read_long(const char *path, long *val);
+
+/* The "Seccomp:" mode of the calling process from /proc/self/status (0
+ * none, 1 strict, 2 filter), or -1 if unknown. */
+int check_seccomp_mode(void);
+
+/* A directory that exists and may be mounted over inside a private mount
+ * namespace ("/tmp", else "/"). */
+const char *check_mount_dir(void);
+
+/* Enter a new user namespace and map the caller's uid and gid to 0 in it
+ * (setgroups denied first, as an unprivileged process must). On failure
+ * returns -1 with errno set and *step naming the call that failed
+ * ("unshare(CLONE_NEWUSER)", "write /proc/self/uid_map", ...). */
+int check_enter_userns(const char **step);
+
+/* Explain why a user namespace step failed with err: the knob that refuses
+ * it and the exact fix, written to buf. */
+void check_userns_cause(int err, const char *step, char *buf, size_t len);
+
+/* The probes (check_userns.c). */
+void probe_userns(struct probe_out *o);
+void probe_ns_mount(struct probe_out *o);
+void probe_ns_pid(struct probe_out *o);
+void probe_ns_ipc(struct probe_out *o);
+void probe_ns_uts(struct probe_out *o);
+void probe_ns_net(struct probe_out *o);
+void probe_ns_cgroup(struct probe_out *o);
+void probe_proc(struct probe_out *o);
+
+/* The probes (check_kernel.c). */
+void probe_seccomp(struct probe_out *o);
+void probe_seccomp_kill_process(struct probe_out *o);
+void probe_seccomp_log(struct probe_out *o);
+void probe_landlock(struct probe_out *o);
+void probe_cgroup2(struct probe_out *o);
+void probe_openat2(struct probe_out *o);
+void probe_mount_api(struct probe_out *o);
+void probe_close_range(struct probe_out *o);
+
+/* pysbx check [--json]: argv[0] is "check". Prints one line (or one JSON
+ * object) per feature and a summary; returns 0 when every feature the
+ * shipped policies need works, 111 when one is missing, 100 on bad usage
+ * (recorded in d). */
+int front_check_args(struct diag *d, int argc, char **argv);
+
+#endif

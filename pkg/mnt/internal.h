@@ -1,0 +1,77 @@
+/* Internal interfaces of pkg/mnt, one section per file. Every function
+ * returns 0 (or an fd) on success and -1 with the failure recorded in d. */
+#ifndef PYSBX_MNT_INTERNAL_H
+#define PYSBX_MNT_INTERNAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "mnt/mnt.h"
+
+/* Every openat2 below resolves without following any symlink and without
+ * leaving the directory it starts from (DESIGN.md invariant 3). */
+#define MNT_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
+		     RESOLVE_NO_MAGICLINKS)
+
+/* userns.c */
+unsigned long mnt_clone_flags(unsigned ns);
+/* Open the host procfs root (checked to be a procfs: the map writes must
+ * reach the real one). */
+int mnt_open_proc(struct diag *d, int dirfd, const char *path);
+/* From the monitor: setgroups deny, then the uid and gid maps of pid
+ * (identity, or the caller mapped to plan->uid/gid). */
+int mnt_write_maps(struct diag *d, int procfd, pid_t pid,
+		   const struct plan *p, uid_t uid, gid_t gid);
+/* Attach the hint naming the usual cause of a refused user namespace,
+ * mount or map write (sysctls, AppArmor, a container's seccomp). */
+void mnt_hint_userns(struct diag *d, int err, const char *what);
+/* In pid 1: allow one more user namespace below this one (the locking
+ * one), so that the target can create none. */
+int mnt_limit_userns(struct diag *d, int procfd);
+/* In the child: unshare user (+ mount) and map the current ids 1:1. */
+int mnt_enter_locked_ns(struct diag *d, int procfd, bool mountns);
+
+/* caps.c: securebits locked, bounding, ambient, inheritable, permitted
+ * and effective sets emptied, then checked empty. */
+int mnt_drop_caps(struct diag *d);
+
+/* net.c */
+int mnt_lo_up(struct diag *d);
+
+/* path.c */
+enum dst_type { DST_DIR, DST_FILE, DST_EXISTING };
+/* Open the policy source src (absolute) below hostfd without following
+ * any symlink: O_PATH fd, or -1 with errno set. */
+int mnt_open_src(int hostfd, const char *src);
+/* Open dst (absolute, normalised) below rootfd, creating missing parents
+ * (0755) and the last component (as type, with mode) without following
+ * any symlink. O_PATH fd, or -1 with errno set and the failing prefix of
+ * dst in bad. */
+int mnt_open_dst(int rootfd, const char *dst, enum dst_type type, int mode,
+		 char *bad, size_t badlen);
+/* Open the parent directory of dst (creating it), and point *base at the
+ * last component of dst. */
+int mnt_open_parent(int rootfd, const char *dst, const char **base,
+		    char *bad, size_t badlen);
+
+/* ops.c: the filesystem directives */
+struct mnt_build {
+	int hostfd;	/* the host's root directory (after the first pivot) */
+	int stagefd;	/* the staging tmpfs: holds "old", "new", "empty" */
+	int rootfd;	/* the new root: the topmost mount at stage/new */
+	bool root_replaced; /* a directive mounted something on "/" */
+};
+int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op);
+/* A fresh tmpfs as a detached mount fd. size/inodes 0: default, mode -1:
+ * 0755. */
+int mnt_tmpfs(struct diag *d, const char *what, unsigned long long size,
+	      unsigned long long inodes, int mode, unsigned attrs);
+/* Bind the host directory dir read-only at the same path inside unless
+ * the same directory is already there read-only. */
+int mnt_bind_tooldir(struct diag *d, struct mnt_build *b, const char *dir);
+
+/* root.c: the whole filesystem view; returns an fd of the host procfs
+ * (kept for the map and sysctl writes after pivot_root). */
+int mnt_build_root(struct diag *d, struct mnt_ctx *m);
+
+#endif

@@ -1,0 +1,60 @@
+/* mnt: pysbx-mount's whole job — the namespaces, the uid/gid maps, the
+ * filesystem view built from the plan's fs directives, pivot_root, the
+ * extra user+mount namespace that locks every mount, and the capability
+ * drop. docs/MOUNT.md explains the decisions.
+ *
+ * Process tree (DESIGN.md "Chain conventions"):
+ *
+ *	monitor (this process, outside every new namespace)
+ *	  -> pid 1 of the new pid namespace (reaper, pkg/reaper)
+ *	       -> child: enters the locking namespaces, drops every
+ *	          capability and execs the next program
+ *
+ * Only the child returns to main to exec; the monitor and pid 1 return
+ * the exit code main must exit with.
+ */
+#ifndef PYSBX_MNT_H
+#define PYSBX_MNT_H
+
+#include "chain/chain.h"
+#include "diag/diag.h"
+#include "policy/policy.h"
+
+#define MNT_MAX_TOOLDIRS 4
+
+enum mnt_role {
+	MNT_EXEC = 0,	/* exec chain->next now (inside, no capability) */
+	MNT_EXIT = 1,	/* monitor or pid 1 is done: exit(exit_code) */
+};
+
+struct mnt_ctx {
+	const struct plan *plan;
+	struct chain *chain;	/* next[0] may be replaced by its real path */
+	char **envp;		/* the environment handed to the next program */
+	int exit_code;		/* MNT_EXIT: what to exit with */
+	/* filled by mnt_sandbox: host directories of the pysbx steps in
+	 * chain->next, bound read-only at the same path inside */
+	char *tooldir[MNT_MAX_TOOLDIRS];
+	unsigned ntooldirs;
+};
+
+/* Copy the process environment to the heap, wipe the original strings in
+ * place (so /proc/PID/environ of the processes that stay around shows
+ * nothing) and leave environ empty. Returns the copy, or NULL when out of
+ * memory. */
+char **mnt_take_environ(void);
+
+/* Carry out the plan's namespaces and filesystem view. Returns MNT_EXEC in
+ * the process that must exec the next program (all namespaces entered,
+ * every capability set empty, securebits locked) — and also, doing
+ * nothing, when the plan asks for no namespace at all; MNT_EXIT in the
+ * monitor once pid 1 has ended (m->exit_code is pid 1's code) or in pid 1
+ * once the target has ended; -1 when setup failed (recorded in d with a
+ * hint; nothing untrusted was started). */
+int mnt_sandbox(struct diag *d, struct mnt_ctx *m);
+
+/* The child's exec of the next program failed: tell pid 1 (so that it
+ * reports the setup failure rather than a target status). */
+void mnt_exec_failed(void);
+
+#endif
