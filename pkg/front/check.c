@@ -1,11 +1,310 @@
+/* check: `pysbx check`, what this kernel and environment allow.
+ *
+ * Every probe runs in a forked child and sends its struct probe_out back
+ * through a pipe, so that unshare, mounts, seccomp filters or closed fds
+ * never reach this process, and a probe that crashes or hangs (alarm) is
+ * reported as missing instead of taking the command down.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "front/check.h"
 #include "front/front.h"
+#include "util/names.h"
 
-/* Placeholder until issue 7: reports that the probe is not written. */
+#define PROBE_SECONDS 10	/* a probe that takes longer is broken */
+
+enum {
+	F_REQUIRED = 1,	/* the shipped policies need it: exit 111 without */
+	F_USERNS = 2,	/* probed inside a user namespace */
+};
+
+struct feature {
+	const char *name;
+	int (*probe)(struct probe_out *o);
+	int flags;
+	const char *use;	/* optional features: what needs them */
+};
+
+static const struct feature features[] = {
+	{ "user-ns", probe_userns, F_REQUIRED, NULL },
+	{ "mount-ns", probe_ns_mount, F_REQUIRED | F_USERNS, NULL },
+	{ "pid-ns", probe_ns_pid, F_REQUIRED | F_USERNS, NULL },
+	{ "ipc-ns", probe_ns_ipc, F_REQUIRED | F_USERNS, NULL },
+	{ "uts-ns", probe_ns_uts, F_REQUIRED | F_USERNS, NULL },
+	{ "net-ns", probe_ns_net, F_REQUIRED | F_USERNS, NULL },
+	{ "cgroup-ns", probe_ns_cgroup, F_USERNS,
+	  "only policies with 'unshare cgroup'" },
+	{ "proc", probe_proc, F_REQUIRED | F_USERNS, NULL },
+	{ "seccomp", probe_seccomp, F_REQUIRED, NULL },
+	{ "seccomp-kill-process", probe_seccomp_kill_process, F_REQUIRED,
+	  NULL },
+	{ "seccomp-log", probe_seccomp_log, 0,
+	  "only policies with 'seccomp log' or 'seccomp audit'" },
+	/* pysbx-mount opens every path with openat2 and mounts through fds
+	 * with the new mount API, without a fallback (DESIGN.md invariant
+	 * 3): both are required. */
+	{ "openat2", probe_openat2, F_REQUIRED, NULL },
+	{ "mount-api", probe_mount_api, F_REQUIRED | F_USERNS, NULL },
+	{ "close-range", probe_close_range, 0,
+	  "pysbx-exec falls back to close(2)" },
+	{ "landlock", probe_landlock, 0, "not used by the shipped policies" },
+	{ "cgroup2", probe_cgroup2, 0,
+	  "info only: for aggregate memory and pids limits" },
+};
+
+#define NFEATURES (sizeof(features) / sizeof(features[0]))
+
+int probe_set(struct probe_out *o, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	o->ok = ok;
+	va_start(ap, fmt);
+	vsnprintf(o->detail, sizeof(o->detail), fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+int check_read_line(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	e = errno;
+	close(fd);
+	if (n < 0) {
+		errno = e;
+		return -1;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int check_read_long(const char *path, long *val)
+{
+	char buf[64], *end;
+	long v;
+
+	if (check_read_line(path, buf, sizeof(buf)) < 0)
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (end == buf || *end || errno) {
+		errno = EINVAL;
+		return -1;
+	}
+	*val = v;
+	return 0;
+}
+
+int check_seccomp_mode(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int mode = -1;
+
+	if (!f)
+		return -1;
+	while (mode < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) != 1)
+			mode = -1;
+	fclose(f);
+	return mode;
+}
+
+const char *check_mount_dir(void)
+{
+	struct stat st;
+
+	return stat("/tmp", &st) == 0 && S_ISDIR(st.st_mode) ? "/tmp" : "/";
+}
+
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(fd, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Why a child sent no result: its exit status in words. */
+static void describe_death(struct probe_out *o, int st)
+{
+	const char *sig;
+
+	if (WIFSIGNALED(st)) {
+		sig = signal_name(WTERMSIG(st));
+		probe_set(o, 0, "the probe was killed by %s%s", sig ? sig : "a "
+			  "signal", WTERMSIG(st) == SIGALRM ? " (it hung)" : "");
+	} else {
+		probe_set(o, 0, "the probe exited %d without a result",
+			  WEXITSTATUS(st));
+	}
+}
+
+/* Run one probe in a child; its result (or why there is none) in o. */
+static void run_probe(const struct feature *f, struct probe_out *o)
+{
+	struct probe_out r;
+	int p[2], st = 0;
+	pid_t pid;
+	ssize_t n;
+
+	memset(o, 0, sizeof(*o));
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		probe_set(o, 0, "unable to create a pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		probe_set(o, 0, "unable to fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		alarm(PROBE_SECONDS);
+		memset(&r, 0, sizeof(r));
+		f->probe(&r);
+		/* Smaller than PIPE_BUF: one atomic write. */
+		_exit(write(p[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(p[1]);
+	n = read_full(p[0], o, sizeof(*o));
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(*o))
+		describe_death(o, st);
+	o->ok = o->ok == 1;
+	o->detail[sizeof(o->detail) - 1] = '\0';
+}
+
+static void print_text(const struct feature *f, const struct probe_out *o,
+		       int width)
+{
+	printf("%-8s%-*s %s", o->ok ? "ok" : "missing", width, f->name,
+	       o->detail);
+	if (!o->ok && f->use)
+		printf(" (optional: %s)", f->use);
+	putchar('\n');
+}
+
+static void print_json(const struct feature *f, const struct probe_out *o)
+{
+	char esc[2 * sizeof(o->detail) + 8];
+
+	diag_json_escape(esc, sizeof(esc), o->detail);
+	printf("{\"feature\":\"%s\",\"status\":\"%s\",\"required\":%s,"
+	       "\"detail\":\"%s\"}\n", f->name, o->ok ? "ok" : "missing",
+	       f->flags & F_REQUIRED ? "true" : "false", esc);
+}
+
+/* The last line: the verdict and the missing features by name. */
+static void print_summary(int json, const char *req, int nreq,
+			  const char *opt, int nopt)
+{
+	if (json) {
+		printf("{\"summary\":\"%s\",\"missing_required\":%d,"
+		       "\"missing_optional\":%d}\n", nreq ? "missing" : "ok",
+		       nreq, nopt);
+	} else if (nreq) {
+		printf("pysbx check: %d feature%s the shipped policies need "
+		       "%s missing (%s): pysbx run will fail; apply the fixes "
+		       "above (docs/TROUBLESHOOTING.md)\n", nreq,
+		       nreq == 1 ? "" : "s", nreq == 1 ? "is" : "are", req);
+	} else {
+		printf("pysbx check: ok: everything the shipped policies need "
+		       "works");
+		if (nopt)
+			printf(" (optional, missing: %s)", opt);
+		putchar('\n');
+	}
+}
+
+static void add_name(char *list, size_t len, const char *name)
+{
+	size_t n = strlen(list);
+
+	snprintf(list + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
+static int check_run(int json)
+{
+	char req[512] = "", opt[512] = "";
+	int width = 0, userns_ok = 1, nreq = 0, nopt = 0;
+	struct probe_out o;
+
+	for (size_t i = 0; i < NFEATURES; i++)
+		if ((int)strlen(features[i].name) > width)
+			width = (int)strlen(features[i].name);
+	for (size_t i = 0; i < NFEATURES; i++) {
+		const struct feature *f = &features[i];
+
+		if ((f->flags & F_USERNS) && !userns_ok)
+			probe_set(&o, 0, "not probed: needs a user namespace "
+				  "(see user-ns)");
+		else
+			run_probe(f, &o);
+		if (!strcmp(f->name, "user-ns"))
+			userns_ok = o.ok;
+		if (!o.ok && (f->flags & F_REQUIRED)) {
+			nreq++;
+			add_name(req, sizeof(req), f->name);
+		} else if (!o.ok) {
+			nopt++;
+			add_name(opt, sizeof(opt), f->name);
+		}
+		if (json)
+			print_json(f, &o);
+		else
+			print_text(f, &o, width + 1);
+	}
+	print_summary(json, req, nreq, opt, nopt);
+	fflush(stdout);
+	return nreq ? EXIT_SYSCALL : 0;
+}
+
+int front_check_args(struct diag *d, int argc, char **argv)
+{
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else
+			return diag_fail(d, EXIT_USAGE, 0, "check: unknown "
+					 "argument '%s' (usage: pysbx check "
+					 "[--json])", argv[i]);
+	}
+	return check_run(json);
+}
+
 int front_check(struct diag *d)
 {
 	(void)d;
-	fprintf(stderr, "pysbx: check: not implemented yet\n");
-	return EXIT_SYSCALL;
+	return check_run(0);
 }

@@ -20,7 +20,7 @@ struct probe_out {
 };
 
 /* Record the outcome of a probe (printf-formatted detail). */
-void probe_set(struct probe_out *o, int ok, const char *fmt, ...)
+int probe_set(struct probe_out *o, int ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Read the first line of a small file such as a sysctl into buf (newline
@@ -50,29 +50,29 @@ int check_enter_userns(const char **step);
 void check_userns_cause(int err, const char *step, char *buf, size_t len);
 
 /* The probes (check_userns.c). */
-void probe_userns(struct probe_out *o);
-void probe_ns_mount(struct probe_out *o);
-void probe_ns_pid(struct probe_out *o);
-void probe_ns_ipc(struct probe_out *o);
-void probe_ns_uts(struct probe_out *o);
-void probe_ns_net(struct probe_out *o);
-void probe_ns_cgroup(struct probe_out *o);
-void probe_proc(struct probe_out *o);
+int probe_userns(struct probe_out *o);
+int probe_ns_mount(struct probe_out *o);
+int probe_ns_pid(struct probe_out *o);
+int probe_ns_ipc(struct probe_out *o);
+int probe_ns_uts(struct probe_out *o);
+int probe_ns_net(struct probe_out *o);
+int probe_ns_cgroup(struct probe_out *o);
+int probe_proc(struct probe_out *o);
 
 /* The probes (check_kernel.c). */
-void probe_seccomp(struct probe_out *o);
-void probe_seccomp_kill_process(struct probe_out *o);
-void probe_seccomp_log(struct probe_out *o);
-void probe_landlock(struct probe_out *o);
-void probe_cgroup2(struct probe_out *o);
-void probe_openat2(struct probe_out *o);
-void probe_mount_api(struct probe_out *o);
-void probe_close_range(struct probe_out *o);
+int probe_seccomp(struct probe_out *o);
+int probe_seccomp_kill_process(struct probe_out *o);
+int probe_seccomp_log(struct probe_out *o);
+int probe_landlock(struct probe_out *o);
+int probe_cgroup2(struct probe_out *o);
+int probe_openat2(struct probe_out *o);
+int probe_mount_api(struct probe_out *o);
+int probe_close_range(struct probe_out *o);
 
 /* pysbx check [--json]: argv[0] is "check". Prints one line (or one JSON
  * object) per feature and a summary; returns 0 when every feature the
- * shipped policies need works, 111 when one is missing, 100 on bad usage
- * (recorded in d). */
+ * shipped policies need works, 111 when one is missing; -1 on bad usage,
+ * recorded in d (exit 100 through diag_exit). */
 int front_check_args(struct diag *d, int argc, char **argv);
 
 #endif

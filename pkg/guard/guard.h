@@ -46,10 +46,10 @@ void scratch_init(struct scratch *s);
 
 /* Create a fresh directory PARENT/pysbx-XXXXXXXXXXXXXXXX, mode 0700,
  * with a random name, and its lock file PARENT/NAME.lock, flock'ed
- * (LOCK_EX) for as long as s->lock_fd stays open. PARENT (and every
- * directory on the way to it, after symlinks are resolved once) must be
- * owned by root or the caller and not writable by group or others unless
- * sticky. The lock file appears already locked (O_TMPFILE + linkat), so a
+ * (LOCK_EX) for as long as s->lock_fd stays open. PARENT must be owned
+ * by root or the caller, and neither it nor any directory on the way to
+ * it (symlinks resolved once, then walked with O_NOFOLLOW) may be
+ * writable by group or others unless sticky. The lock file appears already locked (O_TMPFILE + linkat), so a
  * concurrent --sweep never sees it free. All fds are close-on-exec.
  * 0, or -1 with d set (100 for an unsafe parent, 111 otherwise). */
 int scratch_create(struct diag *d, struct scratch *s, const char *parent);

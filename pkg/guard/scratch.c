@@ -25,17 +25,21 @@ void scratch_init(struct scratch *s)
 }
 
 /* Why st is not a safe directory to hold (or be) a scratch dir, or NULL.
- * strict: the directory itself is the scratch (adopt): the caller's own,
- * and nobody else may write there, even with the sticky bit. */
-static const char *unsafe_dir(const struct stat *st, bool strict)
+ * level 0: a directory on the way (only its mode is checked: inside a
+ * user namespace "/" and "/tmp" belong to an unmapped owner); 1: the
+ * parent, the caller's or root's; 2: the scratch dir itself (adopt): the
+ * caller's own, and nobody else may write there, even with the sticky
+ * bit. */
+static const char *unsafe_dir(const struct stat *st, int level)
 {
 	uid_t me = geteuid();
+	bool strict = level == 2;
 
 	if (!S_ISDIR(st->st_mode))
 		return "is not a directory";
 	if (strict && st->st_uid != me)
 		return "is not owned by the caller";
-	if (st->st_uid != me && st->st_uid != 0)
+	if (level && st->st_uid != me && st->st_uid != 0)
 		return "is owned by another user";
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
 	    (strict || !(st->st_mode & S_ISVTX)))
@@ -44,8 +48,9 @@ static const char *unsafe_dir(const struct stat *st, bool strict)
 }
 
 /* Resolve path once, then walk it again from "/" with O_NOFOLLOW,
- * checking every directory on the way: a directory that someone else can
- * swap would let them redirect the scratch dir (or what is removed).
+ * checking every directory on the way: a directory that others can write
+ * (without the sticky bit) would let them swap what follows, redirecting
+ * the scratch dir or what is removed.
  * Returns an O_PATH fd of the last directory, resolved path in out. */
 static int open_checked(struct diag *d, const char *what, const char *path,
 			bool strict, char *out)
@@ -70,7 +75,7 @@ static int open_checked(struct diag *d, const char *what, const char *path,
 			return diag_fail(d, EXIT_SYSCALL, errno,
 					 "unable to inspect %s", out);
 		}
-		why = unsafe_dir(&st, strict && !comp);
+		why = unsafe_dir(&st, comp ? 0 : strict ? 2 : 1);
 		if (why) {
 			close(fd);
 			diag_fail(d, EXIT_USAGE, 0,
@@ -188,8 +193,11 @@ int scratch_create(struct diag *d, struct scratch *s, const char *parent)
 					 "in %s", resolved);
 	}
 	s->mode = SCRATCH_CREATE;
-	snprintf(s->path, sizeof(s->path), "%s%s%s", resolved,
-		 strcmp(resolved, "/") ? "/" : "", s->name);
+	if (snprintf(s->path, sizeof(s->path), "%s%s%s", resolved,
+		     strcmp(resolved, "/") ? "/" : "", s->name) >=
+	    (int)sizeof(s->path))
+		return diag_fail(d, EXIT_USAGE, ENAMETOOLONG,
+				 "unable to use scratch parent %s", resolved);
 	/* Exactly 0700 whatever the umask; and check what we got. */
 	dfd = openat(s->parent_fd, s->name,
 		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -70,6 +70,19 @@ int mnt_tmpfs(struct diag *d, const char *what, unsigned long long size,
  * the same directory is already there read-only. */
 int mnt_bind_tooldir(struct diag *d, struct mnt_build *b, const char *dir);
 
+/* Attach the detached tree onto the fd dst; closes tree. */
+int mnt_attach(int tree, int dst);
+/* A detached recursive copy of the mount tree at src with attrs set (on
+ * every mount of it); -1 with errno. */
+int mnt_clone_with(int src, unsigned long long attrs);
+/* Record the op's failure: "unable to KIND OBJECT (at FILE:LINE)". */
+int mnt_op_fail(struct diag *d, const struct fs_op *op, int err,
+		const char *bad, const char *extra);
+
+/* protect.c: re-bind read-only what matches the op's patterns below its
+ * directory (docs/MOUNT.md "protect"). */
+int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op);
+
 /* root.c: the whole filesystem view; returns an fd of the host procfs
  * (kept for the map and sysctl writes after pivot_root). */
 int mnt_build_root(struct diag *d, struct mnt_ctx *m);

@@ -15,6 +15,14 @@ struct tok {
 
 #define MAX_TOKS 256
 
+/* Bytes per line of plan text. A policy line is at most PLAN_MAX_LINE, but
+ * its plan line is longer: it adds the position (a path) and holds words
+ * after expansion (up to 4 * PLAN_MAX_LINE bytes each, lex.c), in which
+ * plan_format may write a byte as \xHH. The longest, `file DST CONTENT`,
+ * stays under 4 * (PLAN_MAX_PATH + PLAN_MAX_PATH + 4 * PLAN_MAX_LINE) +
+ * 64; the whole plan is capped by the reader (chain.c) anyway. */
+#define PLAN_TEXT_MAX_LINE (1 << 17)
+
 struct ctx {
 	struct plan *p;
 	struct arena *a;

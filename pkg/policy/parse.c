@@ -110,7 +110,9 @@ int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen)
  * malloc'd buffer or NULL with errno set (EFBIG when too large). */
 static char *read_file(const char *path, size_t *len, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a FIFO (or /proc/kmsg) must not hang; the
+	 * S_ISREG check below then refuses it. No effect on regular files. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	char *buf = NULL;
 	size_t n = 0;
 	int saved;
@@ -283,6 +285,7 @@ int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 	struct pos pos = { file, 0, 1 };
 	size_t off = 0;
 	int state = 0;	/* plan mode: 0 before header, 1 body, 2 after end */
+	size_t maxline = c->plan_mode ? PLAN_TEXT_MAX_LINE : PLAN_MAX_LINE;
 
 	while (off < len) {
 		const char *nl = memchr(buf + off, '\n', len - off);
@@ -290,9 +293,9 @@ int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 		int n;
 
 		pos.line++;
-		if (ll > PLAN_MAX_LINE) {
-			perr_at(c, &pos, PLAN_MAX_LINE + 1,
-				"line is longer than %d bytes", PLAN_MAX_LINE);
+		if (ll > maxline) {
+			perr_at(c, &pos, (unsigned)maxline + 1,
+				"line is longer than %zu bytes", maxline);
 			return -1;
 		}
 		n = lex_line(c, &pos, buf + off, ll, t);

@@ -14,6 +14,20 @@ static const char *rlim_str(char *buf, size_t len, rlim_t v)
 	return buf;
 }
 
+/* The kernel's ceiling for nofile; the largest value when unreadable. */
+static rlim_t nr_open(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? (rlim_t)v : RLIM_INFINITY;
+}
+
 static int one(struct diag *d, const struct rlimit_op *op)
 {
 	const char *name = rlimit_name(op->resource);
@@ -45,16 +59,18 @@ static int one(struct diag *d, const struct rlimit_op *op)
 		  POS_ARGS(op->pos), name,
 		  rlim_str(a, sizeof(a), want.rlim_cur),
 		  rlim_str(b, sizeof(b), want.rlim_max));
-	if (d->err == EPERM && want.rlim_max > cur.rlim_max)
+	if (d->err == EPERM && op->resource == RLIMIT_NOFILE &&
+	    want.rlim_max > nr_open())
+		diag_hint(d, "the nofile limit cannot exceed "
+			  "/proc/sys/fs/nr_open (%llu)",
+			  (unsigned long long)nr_open());
+	else if (d->err == EPERM && want.rlim_max > cur.rlim_max)
 		diag_hint(d, "hard limit %s is above the current hard limit "
 			  "%s; an unprivileged process can only lower it "
 			  "(raising needs CAP_SYS_RESOURCE in the initial user "
 			  "namespace)",
 			  rlim_str(a, sizeof(a), want.rlim_max),
 			  rlim_str(b, sizeof(b), cur.rlim_max));
-	else if (d->err == EPERM && op->resource == RLIMIT_NOFILE)
-		diag_hint(d, "the nofile limit cannot exceed "
-			  "/proc/sys/fs/nr_open");
 	return -1;
 }
 

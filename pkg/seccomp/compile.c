@@ -165,12 +165,18 @@ static int add_rule(struct comp *k, const char *name, int nr,
 		a[i] = arg_cmp(name, &cond[i]);
 	rc = seccomp_rule_add_array(k->f->ctx, scmp_action(act, err), nr,
 				    ncond, a);
-	if (rc < 0)
-		return diag_fail(k->d, rc == -ENOMEM ? EXIT_SYSCALL : EXIT_USAGE,
-				 -rc, "%s:%u:%u: libseccomp refused the rule "
-				 "'%s %s'%s", pos->file, pos->line, pos->col,
-				 sc_action_str(act, err, abuf, sizeof(abuf)),
-				 name, ncond ? " with its conditions" : "");
+	if (rc < 0) {
+		diag_fail(k->d, rc == -ENOMEM ? EXIT_SYSCALL : EXIT_USAGE, -rc,
+			  "%s:%u:%u: libseccomp refused the rule '%s %s'%s",
+			  pos->file, pos->line, pos->col,
+			  sc_action_str(act, err, abuf, sizeof(abuf)), name,
+			  ncond ? " with its conditions" : "");
+		if (rc == -EINVAL && ncond > 1)
+			diag_hint(k->d, "libseccomp takes one condition per "
+				  "argument in a rule, and no range: split it "
+				  "into rules");
+		return -1;
+	}
 	k->f->rules++;
 	return 0;
 }

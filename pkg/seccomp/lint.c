@@ -41,10 +41,17 @@ static const struct sc_rule *first_rule(const struct plan *p,
 	return NULL;
 }
 
-/* Is a call to name with no special arguments refused? */
-static const struct sc_rule *denied(const struct plan *p, const char *name)
+/* Where a plain call to name is refused: its first non-allow rule, or the
+ * default when that refuses and no rule allows name. NULL if allowed. */
+static const struct pos *denied(const struct plan *p, const char *name)
 {
-	return first_rule(p, name, 1);
+	const struct sc_rule *r = first_rule(p, name, 1);
+
+	if (r)
+		return &r->pos;
+	if (permits(p->sc_default) || first_rule(p, name, 0))
+		return NULL;
+	return p->at[AT_SCDEFAULT].line ? &p->at[AT_SCDEFAULT] : &p->top;
 }
 
 static void io_uring(struct lint *l)
@@ -52,7 +59,7 @@ static void io_uring(struct lint *l)
 	static const char *const uring[] = {
 		"io_uring_setup", "io_uring_enter", "io_uring_register",
 	};
-	const struct sc_rule *s = denied(l->p, "socket");
+	const struct pos *s = denied(l->p, "socket");
 
 	for (size_t i = 0; s && i < l->p->nsc; i++) {
 		const struct sc_rule *r = &l->p->sc[i];
@@ -63,7 +70,7 @@ static void io_uring(struct lint *l)
 				     "'%s' is allowed while socket is denied at "
 				     "%s:%u: io_uring creates sockets without "
 				     "calling socket(2); deny it too (@io-uring)",
-				     r->name, s->pos.file, s->pos.line);
+				     r->name, s->file, s->line);
 	}
 }
 
@@ -139,12 +146,14 @@ static void wide_compare(struct lint *l)
 
 			if (open && sc_arg_is_32bit(r->name, c->arg))
 				warn(l, &r->pos,
-				     "'arg%u%s' compares all 64 bits of an "
+				     "'arg%u%s%llu' compares all 64 bits of an "
 				     "argument of '%s' the kernel reads as a "
 				     "32-bit int: a caller can set the high bits "
 				     "to get past this rule; use == or "
 				     "arg%u&0xffffffff==VALUE",
-				     c->arg, opname[c->op], r->name, c->arg);
+				     c->arg, opname[c->op],
+				     (unsigned long long)c->value, r->name,
+				     c->arg);
 		}
 	}
 }

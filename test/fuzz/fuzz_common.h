@@ -4,6 +4,7 @@
 #define PYSBX_FUZZ_COMMON_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static inline void fuzz_link_policies(const char *dir)
 
 /* A few policies to include (or to name with -p): one good file that
  * includes another by a relative path, one that includes itself, one
- * with two errors; and, when PYSBX_FUZZ_POLICIES names the repository's
+ * with two errors, a FIFO; and, when PYSBX_FUZZ_POLICIES names the repository's
  * policies/ (scripts/fuzz.sh sets it), a link to each shipped file, so
  * that "include home-secrets.inc" works as it does there. */
 static inline void fuzz_inc_dir(void)
@@ -64,6 +65,9 @@ static inline void fuzz_inc_dir(void)
 	fuzz_put_file("sub/b.policy", "env B=${B:-1}\nlimit nofile 64\n");
 	fuzz_put_file("self.policy", "include self.policy\n");
 	fuzz_put_file("bad.policy", "limt 1\nunshare pids\n");
+	/* "include fifo" once hung the parser in open(2). */
+	if (mkfifo(FUZZ_INC_DIR "/fifo", 0600) < 0 && errno != EEXIST)
+		perror(FUZZ_INC_DIR "/fifo");
 	fuzz_link_policies(getenv("PYSBX_FUZZ_POLICIES"));
 }
 

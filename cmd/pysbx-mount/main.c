@@ -1,0 +1,52 @@
+/* pysbx-mount: namespaces, the policy-built filesystem view, pivot_root,
+ * locked mounts and the pid-1 reaper; the only step that ever holds
+ * capabilities, and it drops them all before the next program. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chain/chain.h"
+#include "mnt/mnt.h"
+
+#define USAGE "pysbx-mount [-p POLICY] [-D NAME=VALUE]... [--] PROG [ARG]..."
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = { CHAIN_LONGOPTS, { 0 } };
+	struct diag d = DIAG_INIT("pysbx-mount", "mount");
+	struct mnt_ctx m;
+	struct chain c;
+	struct plan plan;
+	int opt, r;
+
+	memset(&m, 0, sizeof(m));
+	/* Before anything else: the processes that stay around keep no
+	 * copy of the caller's environment where /proc shows it. */
+	m.envp = mnt_take_environ();
+	if (!m.envp) {
+		diag_fail(&d, EXIT_SYSCALL, 12, "unable to copy the environment");
+		diag_exit(&d);
+	}
+	chain_init(&c, USAGE);
+	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
+				  NULL)) != -1)
+		if (chain_opt(&d, &c, opt, optarg) <= 0)
+			diag_exit(&d);
+	if (chain_args_done(&d, &c, argc, argv) < 0 ||
+	    chain_load_plan(&d, &c, &plan, 0) < 0)
+		diag_exit(&d);
+	/* Parse once: a later pysbx step gets this plan, sealed. */
+	if (c.plan_fd < 0 && c.policy && chain_is_step(c.next[0]) &&
+	    (c.plan_fd = plan_seal(&d, &plan)) < 0)
+		diag_exit(&d);
+	m.plan = &plan;
+	m.chain = &c;
+	r = mnt_sandbox(&d, &m);
+	if (r < 0)
+		diag_exit(&d);
+	if (r == MNT_EXIT)
+		exit(m.exit_code);
+	chain_exec(&d, &c, m.envp);
+	mnt_exec_failed();
+	diag_exit(&d);
+}

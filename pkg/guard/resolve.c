@@ -1,0 +1,121 @@
+/* Policy -> plan for the chain. The scratch directory must exist before
+ * the plan is final (${SCRATCH} is its path), and the policy must be
+ * known valid before anything is created: hence two parses, the first
+ * with ${SCRATCH} as a placeholder. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guard/guard.h"
+
+int guard_status_fd(struct diag *d, int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+		return diag_fail(d, EXIT_USAGE, fl < 0 ? errno : 0,
+				 "--status-fd %d is not open for writing", fd);
+	/* The guard's, not the sandbox's. */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to set close-on-exec on fd %d", fd);
+	return 0;
+}
+
+static void next_kind(struct guard_opts *o, const char *argv0)
+{
+	const char *b = strrchr(argv0, '/');
+
+	b = b ? b + 1 : argv0;
+	o->chain = chain_is_step(argv0);
+	o->wait_started = !strcmp(b, "pysbx-mount");
+	snprintf(o->first_stage, sizeof(o->first_stage), "%s",
+		 o->chain ? b + strlen("pysbx-") : "target");
+}
+
+static int make_scratch(struct diag *d, struct chain *c, struct plan *p,
+			const struct guard_opts *o, struct scratch *s)
+{
+	char parent[PATH_MAX];
+	struct perr e;
+
+	if (c->plan_fd >= 0)
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "a plan from --plan-fd is final: it cannot "
+				 "get a new scratch directory (pass the "
+				 "policy with -p)");
+	for (size_t i = 0; i < c->vars.n; i++)
+		if (!strcmp(c->vars.name[i], "SCRATCH"))
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "-D SCRATCH=...: SCRATCH is the "
+					 "directory the guard creates");
+	snprintf(parent, sizeof(parent), "%s",
+		 o->scratch_parent ? o->scratch_parent : p->scratch_path);
+	if (scratch_create(d, s, parent) < 0)
+		return -1;
+	if (c->policy) {
+		plan_free(p);
+		if (plan_init(p) < 0)
+			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+					 "unable to allocate the plan");
+		if (vars_set(&c->vars, "SCRATCH", s->path) < 0)
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "too many -D variables");
+		if (policy_parse_file(p, c->policy, &c->vars, 0, &e) < 0) {
+			perr_print(&e, d->prog, c->policy);
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "invalid policy %s (with SCRATCH=%s)",
+					 c->policy, s->path);
+		}
+	}
+	if (o->scratch_parent) {
+		p->scratch = SCRATCH_CREATE;
+		p->scratch_path = o->scratch_parent;
+	}
+	return 0;
+}
+
+int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
+		  struct scratch *s)
+{
+	struct plan p;
+	int fd, r = -1;
+
+	next_kind(o, c->next[0]);
+	if (chain_load_plan(d, c, &p, PARSE_NO_SCRATCH) < 0)
+		return -1;
+	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
+		if (make_scratch(d, c, &p, o, s) < 0)
+			goto out;
+	} else if (p.scratch == SCRATCH_ADOPT) {
+		/* The parser already defined SCRATCH as the directory. */
+		if (scratch_adopt(d, s, p.scratch_path) < 0)
+			goto out;
+	}
+	if (o->timeout_set)
+		p.timeout_ms = o->timeout_ms;
+	if (o->kill_after_set)
+		p.kill_after_ms = o->kill_after_ms;
+	o->timeout_ms = p.timeout_ms;
+	o->kill_after_ms = p.kill_after_ms;
+	o->die_with_parent = p.die_with_parent = o->die_with_parent ||
+						  p.die_with_parent;
+	r = 0;
+	/* Every later step reads this one plan, never the policy file. */
+	if (o->chain) {
+		fd = plan_seal(d, &p);
+		if (fd < 0) {
+			r = -1;
+			goto out;
+		}
+		if (c->plan_fd >= 0)
+			close(c->plan_fd);
+		c->plan_fd = fd;
+	}
+out:
+	/* The guard keeps no copy: its own part is in o. */
+	plan_free(&p);
+	return r;
+}

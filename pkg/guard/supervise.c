@@ -1,0 +1,318 @@
+/* The guard's wait: one process blocked in ppoll on a signalfd and the
+ * report pipe, with the next deadline (timeout or grace) as its timeout.
+ * No timer thread, no polling loop: it costs nothing while it waits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guard/guard.h"
+
+extern char **environ;
+
+/* Signals passed on to the sandbox, once each, unless the caller had
+ * them ignored (nohup, a non-interactive shell's background job): what
+ * the caller did not want to reach the guard does not reach the target. */
+static const int forwarded[] = { SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+#define NFWD (sizeof(forwarded) / sizeof(forwarded[0]))
+
+enum phase { RUNNING, STOPPING, KILLED };
+
+struct sup {
+	const struct guard_opts *o;
+	pid_t child;
+	int sfd, rfd;		/* signalfd; report pipe read end (-1: EOF) */
+	bool fwd[65];
+	enum phase phase;
+	bool timed_out;
+	uint64_t start, kill_at;
+	struct report rep;
+	int status;
+	bool reaped;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static _Noreturn void child_main(struct diag *d, struct chain *c, int rw,
+				 const sigset_t *mask, pid_t guard,
+				 const char *extra_env)
+{
+	if (setpgid(0, 0) < 0) {
+		diag_fail(d, EXIT_SYSCALL, errno,
+			  "unable to give the sandbox its own process group");
+		diag_exit(d);
+	}
+	/* Standalone, this is what stops the target when the guard is
+	 * SIGKILLed (in the chain, pysbx-mount's monitor does the same and
+	 * the pid namespace takes the rest). getppid() closes the race
+	 * with a guard that died before the prctl. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != guard)
+		_exit(EXIT_SYSCALL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	c->report_fd = rw;
+	d->report_fd = rw;
+	if (extra_env)
+		putenv((char *)extra_env);
+	chain_exec(d, c, environ);
+	diag_exit(d);
+}
+
+/* TERM and CONT (in this order: the TERM is then pending when the
+ * process resumes, and a stopped process cannot sleep through it). In
+ * the chain the monitor passes them on to pid 1; standalone the whole
+ * process group gets them, as from timeout(1). */
+static void signal_sandbox(struct sup *s, int sig)
+{
+	if (!s->reaped && !s->o->chain && kill(-s->child, sig) == 0 &&
+	    getpgid(s->child) == s->child)
+		return;
+	if (!s->reaped)
+		kill(s->child, sig);
+}
+
+static void stop(struct sup *s, bool timeout)
+{
+	if (s->phase != RUNNING)
+		return;
+	s->timed_out = timeout;
+	s->phase = STOPPING;
+	s->kill_at = now_ms() + s->o->kill_after_ms;
+	signal_sandbox(s, SIGTERM);
+	signal_sandbox(s, SIGCONT);
+}
+
+static void kill_all(struct sup *s)
+{
+	s->phase = KILLED;
+	if (!s->reaped)
+		kill_descendants(s->child);
+}
+
+static void reap(struct sup *s)
+{
+	pid_t p;
+	int st;
+
+	/* As subreaper the guard also collects the sandbox's orphans. */
+	while ((p = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
+		if (p == s->child) {
+			s->status = st;
+			s->reaped = true;
+		}
+}
+
+static void on_signals(struct sup *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD)
+			reap(s);
+		else if (sig == SIGTERM && s->phase == RUNNING)
+			stop(s, false);
+		else if (sig == SIGTERM)
+			kill_all(s);	/* asked twice: no more grace */
+		else if (sig > 0 && sig < 65 && s->fwd[sig] && !s->reaped)
+			kill(s->child, sig);
+	}
+}
+
+static void on_report(struct sup *s)
+{
+	char buf[4096];
+	ssize_t n;
+
+	for (;;) {
+		n = read(s->rfd, buf, sizeof(buf));
+		if (n > 0) {
+			if (report_feed(&s->rep, buf, (size_t)n) &&
+			    s->o->wait_started)
+				status_started(s->o->status_fd,
+					       s->rep.started_pid);
+			continue;
+		}
+		if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+			close(s->rfd);
+			s->rfd = -1;
+			/* Standalone, the pipe is close-on-exec in the
+			 * child: EOF without a failure record means the
+			 * exec of the target succeeded. */
+			if (n == 0 && !s->o->chain && !s->rep.have_fail)
+				status_started(s->o->status_fd, s->child);
+			return;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		return;
+	}
+}
+
+/* Block until a signal, a report record or the next deadline. */
+static void wait_once(struct sup *s)
+{
+	struct pollfd pfd[2] = { { s->sfd, POLLIN, 0 }, { s->rfd, POLLIN, 0 } };
+	uint64_t now = now_ms(), at = 0;
+	struct timespec ts, *tsp = NULL;
+
+	if (s->phase == RUNNING && s->o->timeout_ms)
+		at = s->start + s->o->timeout_ms;
+	else if (s->phase == STOPPING)
+		at = s->kill_at;
+	if (at && at <= now) {
+		if (s->phase == RUNNING)
+			stop(s, true);
+		else
+			kill_all(s);
+		return;
+	}
+	if (at) {
+		ts.tv_sec = (time_t)((at - now) / 1000);
+		ts.tv_nsec = (long)((at - now) % 1000) * 1000000;
+		tsp = &ts;
+	}
+	if (ppoll(pfd, s->rfd >= 0 ? 2 : 1, tsp, NULL) < 0)
+		return;
+	if (pfd[0].revents)
+		on_signals(s);
+	if (s->rfd >= 0 && pfd[1].revents)
+		on_report(s);
+}
+
+static void result(struct sup *s, struct run_result *res)
+{
+	const struct report *r = &s->rep;
+	struct rusage ru;
+	int st = s->status;
+
+	if (s->timed_out)
+		res->code = EXIT_TIMEOUT;
+	else if (WIFEXITED(st))
+		res->code = WEXITSTATUS(st);
+	else
+		res->code = 128 + WTERMSIG(st);
+	res->timeout = s->timed_out;
+	if (r->have_target)
+		res->signal = WIFSIGNALED(r->target_status) ?
+			      WTERMSIG(r->target_status) : 0;
+	else if (!s->o->chain && WIFSIGNALED(st))
+		res->signal = WTERMSIG(st);
+	if (r->have_fail && !r->have_target) {
+		snprintf(res->stage, sizeof(res->stage), "%s", r->fail_stage);
+		snprintf(res->error, sizeof(res->error), "%s", r->fail_error);
+		res->err = r->fail_errno;
+	} else if (r->have_target || r->started || !s->o->wait_started) {
+		snprintf(res->stage, sizeof(res->stage), "target");
+	} else {
+		/* The first step ended without a word (killed, or a
+		 * timeout during setup). */
+		snprintf(res->stage, sizeof(res->stage), "%s",
+			 s->o->first_stage);
+	}
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+		res->user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 +
+			       (uint64_t)ru.ru_utime.tv_usec / 1000;
+		res->sys_ms = (uint64_t)ru.ru_stime.tv_sec * 1000 +
+			      (uint64_t)ru.ru_stime.tv_usec / 1000;
+		res->max_rss_kb = ru.ru_maxrss;
+	}
+}
+
+int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
+	      const char *extra_env, struct run_result *res)
+{
+	struct sup s = { .o = o, .rfd = -1 };
+	sigset_t set, old;
+	struct sigaction sa;
+	int rp[2];
+	pid_t self = getpid();
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < NFWD; i++) {
+		sigaddset(&set, forwarded[i]);
+		s.fwd[forwarded[i]] = sigaction(forwarded[i], NULL, &sa) == 0 &&
+				      sa.sa_handler != SIG_IGN;
+	}
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	/* SIGPIPE blocked, not ignored: a closed --status-fd reader gives
+	 * EPIPE, and the child's restored mask leaves the target's SIGPIPE
+	 * as the caller had it. */
+	sigaddset(&set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to block signals");
+	sigdelset(&set, SIGPIPE);
+	s.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (s.sfd < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create a signalfd");
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to become a child subreaper");
+	/* SIGTERM when the caller dies: the same stop sequence as a
+	 * cancel. getppid() closes the race with a caller already gone. */
+	if (o->die_with_parent && prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to set the guard's parent-death "
+				 "signal");
+	if (o->die_with_parent && getppid() != o->caller)
+		return diag_fail(d, EXIT_SYSCALL, 0,
+				 "the caller (pid %d) exited before the "
+				 "sandbox started", (int)o->caller);
+	if (pipe2(rp, O_CLOEXEC) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create the report pipe");
+	fcntl(rp[0], F_SETFL, O_NONBLOCK);
+	fflush(NULL);
+	s.start = now_ms();
+	s.child = fork();
+	if (s.child < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno, "unable to fork");
+	if (s.child == 0) {
+		close(rp[0]);
+		close(s.sfd);
+		child_main(d, c, rp[1], &old, self, extra_env);
+	}
+	/* Both sides set the group: whichever runs first, the sandbox is
+	 * in its own group before the guard signals it. */
+	setpgid(s.child, s.child);
+	close(rp[1]);
+	s.rfd = rp[0];
+	/* A step other than pysbx-mount runs in this very process: it has
+	 * started once it exists. */
+	if (o->chain && !o->wait_started)
+		status_started(o->status_fd, s.child);
+	while (!s.reaped)
+		wait_once(&s);
+	res->wall_ms = now_ms() - s.start;
+	kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
+	/* Every writer is dead now: read what is left (still without
+	 * blocking, in case one would not die). */
+	if (s.rfd >= 0) {
+		on_report(&s);
+		if (s.rfd >= 0)
+			close(s.rfd);
+	}
+	/* The signal mask stays as it is: a signal still pending would
+	 * otherwise kill the guard before it reports. */
+	close(s.sfd);
+	result(&s, res);
+	return 0;
+}

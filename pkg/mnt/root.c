@@ -1,0 +1,146 @@
+/* The new root: a staging tmpfs becomes the root first, so that the host
+ * tree hangs below it at /old and the sandbox's root tmpfs at /new, apart
+ * from each other: a recursive bind of a host directory (even of "/")
+ * can then never copy the sandbox's own root into itself. The policy's
+ * directives populate /new; pivot_root into it and a lazy unmount of the
+ * staging root leave nothing of the host reachable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mnt/internal.h"
+#include "mnt/sys.h"
+
+#ifndef MNT_DETACH
+#define MNT_DETACH 2
+#endif
+
+static int stage(struct diag *d, struct mnt_build *b)
+{
+	int fd;
+
+	/* Nothing we mount may propagate back to the host. */
+	if (sys_mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+		diag_fail(d, EXIT_SYSCALL, errno,
+			  "unable to make the mount namespace a slave of the "
+			  "host's");
+		mnt_hint_userns(d, errno, "the first mount");
+		return -1;
+	}
+	b->stagefd = mnt_tmpfs(d, "the staging root", 1 << 20, 64, 0755,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				       MOUNT_ATTR_NOEXEC);
+	if (b->stagefd < 0)
+		return -1;
+	/* On top of "/": lookups from the current root do not see it, the
+	 * fd does; pivot_root then swaps the two. */
+	if (syscall(SYS_move_mount, b->stagefd, "", AT_FDCWD, "/",
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to mount the staging root");
+	if (mkdirat(b->stagefd, "old", 0700) < 0 ||
+	    mkdirat(b->stagefd, "new", 0755) < 0 ||
+	    (fd = openat(b->stagefd, "empty",
+			 O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444)) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to populate the staging root");
+	close(fd);
+	if (fchdir(b->stagefd) < 0 || sys_pivot_root(".", "old") < 0 ||
+	    chdir("/") < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to pivot_root into the staging root");
+	b->hostfd = open("/old", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (b->hostfd < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to open the host's root");
+	return 0;
+}
+
+static int new_root(struct diag *d, struct mnt_build *b)
+{
+	int m = mnt_tmpfs(d, "the new root", 0, 0, 0755,
+			  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	int dst;
+
+	if (m < 0)
+		return -1;
+	dst = openat(b->stagefd, "new", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dst < 0 || sys_move_fd(m, dst) < 0) {
+		close(m);
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to mount the new root");
+	}
+	close(dst);
+	b->rootfd = m;
+	return 0;
+}
+
+/* A directive mounted on "/": the root is now what lies on top. */
+static int reopen_root(struct diag *d, struct mnt_build *b)
+{
+	int fd = openat(b->stagefd, "new", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to reopen the new root");
+	close(b->rootfd);
+	b->rootfd = fd;
+	b->root_replaced = true;
+	return 0;
+}
+
+static int pivot(struct diag *d, struct mnt_build *b)
+{
+	/* Our own root tmpfs holds only mount points and what 'dir',
+	 * 'symlink' and 'file' made: read-only, like bwrap's. */
+	if (!b->root_replaced && sys_setattr(b->rootfd, MOUNT_ATTR_RDONLY, 0))
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to make the new root read-only");
+	if (fchdir(b->rootfd) < 0 || sys_pivot_root(".", ".") < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to pivot_root into the new root");
+	/* The staging root (and the host's tree below it) now lies on top
+	 * of ".": detach it, and nothing of it stays in mountinfo. */
+	if (sys_umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to detach the old root");
+	return 0;
+}
+
+int mnt_build_root(struct diag *d, struct mnt_ctx *m)
+{
+	const struct plan *p = m->plan;
+	struct mnt_build b = { -1, -1, -1, false };
+	int procfd = -1, r = -1;
+
+	if (stage(d, &b) < 0 || new_root(d, &b) < 0)
+		goto out;
+	procfd = mnt_open_proc(d, b.hostfd, "proc");
+	if (procfd < 0)
+		goto out;
+	for (size_t i = 0; i < p->nfs; i++) {
+		if (mnt_apply(d, &b, &p->fs[i]) < 0)
+			goto out;
+		if (!strcmp(p->fs[i].dst, "/") && reopen_root(d, &b) < 0)
+			goto out;
+	}
+	for (unsigned i = 0; i < m->ntooldirs; i++)
+		if (mnt_bind_tooldir(d, &b, m->tooldir[i]) < 0)
+			goto out;
+	if (pivot(d, &b) < 0)
+		goto out;
+	r = procfd;
+	procfd = -1;
+out:
+	if (procfd >= 0)
+		close(procfd);
+	if (b.hostfd >= 0)
+		close(b.hostfd);
+	if (b.stagefd >= 0)
+		close(b.stagefd);
+	if (b.rootfd >= 0)
+		close(b.rootfd);
+	return r;
+}

@@ -1,0 +1,278 @@
+/* The three processes of pysbx-mount: the monitor, pid 1 and the child
+ * that execs the next step (see mnt.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mnt/internal.h"
+#include "reaper/reaper.h"
+
+extern char **environ;
+
+static int exec_pipe = -1;	/* child -> pid 1: one byte = setup failed */
+
+char **mnt_take_environ(void)
+{
+	size_t n = 0;
+	char **copy;
+
+	while (environ && environ[n])
+		n++;
+	copy = calloc(n + 1, sizeof(*copy));
+	if (!copy)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!(copy[i] = strdup(environ[i])))
+			return NULL;
+	/* The strings live on the initial stack, which /proc/PID/environ
+	 * shows: wipe them there. */
+	for (size_t i = 0; i < n; i++)
+		memset(environ[i], 0, strlen(environ[i]));
+	static char *empty[1];
+	environ = empty;
+	return copy;
+}
+
+void mnt_exec_failed(void)
+{
+	if (exec_pipe >= 0 && write(exec_pipe, "x", 1) < 0)
+		_exit(EXIT_SYSCALL);
+}
+
+/* The path of the program name as chain_exec would find it. */
+static char *find_prog(const char *name, char **envp)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin", *p, *e;
+	char buf[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return realpath(name, NULL);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			path = envp[i] + 5;
+	for (p = path;; p = e + 1) {
+		e = strchrnul(p, ':');
+		if (e > p && snprintf(buf, sizeof(buf), "%.*s/%s",
+				      (int)(e - p), p, name) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return realpath(buf, NULL);
+		if (!*e)
+			return NULL;
+	}
+}
+
+/* The directories of the pysbx steps still to run: they must stay
+ * reachable after pivot_root (docs/MOUNT.md). next[0] is replaced by its
+ * real path, which is where it is bound inside. */
+static void find_tooldirs(struct mnt_ctx *m)
+{
+	char **next = m->chain->next;
+
+	for (size_t i = 0; next[i]; i++) {
+		char *real, *slash;
+		unsigned k;
+
+		if (!chain_is_step(next[i]) || !(real = find_prog(next[i],
+								  m->envp)))
+			continue;
+		if (i == 0) {
+			char *dup = strdup(real);
+
+			if (dup)
+				next[0] = dup;
+		}
+		slash = strrchr(real, '/');
+		*(slash == real ? slash + 1 : slash) = '\0';
+		for (k = 0; k < m->ntooldirs; k++)
+			if (!strcmp(m->tooldir[k], real))
+				break;
+		if (k == m->ntooldirs && k < MNT_MAX_TOOLDIRS)
+			m->tooldir[m->ntooldirs++] = real;
+		else
+			free(real);
+	}
+}
+
+static void report_started(int fd, pid_t pid)
+{
+	char line[80];
+	int n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line),
+		     "{\"stage\":\"mount\",\"event\":\"started\",\"pid\":%d}\n",
+		     (int)pid);
+	if (write(fd, line, (size_t)n) != n) {
+		/* advisory: the exit code is authoritative */
+	}
+}
+
+/* The child of pid 1: lock, drop, and go exec the next step. */
+static int child(struct diag *d, struct mnt_ctx *m, int procfd,
+		 const sigset_t *mask, mode_t umask_)
+{
+	if (mnt_enter_locked_ns(d, procfd, m->plan->ns & NS_MOUNT) < 0)
+		return -1;
+	close(procfd);
+	umask(umask_);
+	if (mnt_drop_caps(d) < 0)
+		return -1;
+	if (sigprocmask(SIG_SETMASK, mask, NULL) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to restore the signal mask");
+	return MNT_EXEC;
+}
+
+static int pid1(struct diag *d, struct mnt_ctx *m, int sync_fd, int death_fd,
+		const sigset_t *mask)
+{
+	const struct plan *p = m->plan;
+	int procfd, ep[2], status;
+	mode_t old_umask;
+	char c;
+	pid_t pid;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		_exit(EXIT_SYSCALL);
+	/* The monitor may have died before the prctl: its end of the pipe
+	 * says so, getppid() cannot (0 in a new pid namespace). */
+	if (poll(&(struct pollfd){ .fd = death_fd, .events = POLLIN }, 1, 0))
+		_exit(EXIT_SYSCALL);
+	/* The monitor writes our maps, then one byte; EOF: it failed and
+	 * said why. */
+	if (read(sync_fd, &c, 1) != 1)
+		_exit(EXIT_SYSCALL);
+	close(sync_fd);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to make pid 1 non-dumpable");
+	old_umask = umask(0);
+	if (p->hostname && sethostname(p->hostname, strlen(p->hostname)) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to set the hostname %s", p->hostname);
+	if ((p->ns & NS_NET) && mnt_lo_up(d) < 0)
+		return -1;
+	if (p->ns & NS_MOUNT)
+		procfd = mnt_build_root(d, m);
+	else
+		procfd = mnt_open_proc(d, AT_FDCWD, "/proc");
+	if (procfd < 0)
+		return -1;
+	if (!p->nested_userns && mnt_limit_userns(d, procfd) < 0)
+		return -1;
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create a pipe");
+	pid = fork();
+	if (pid < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to fork the target's process");
+	if (pid == 0) {
+		close(ep[0]);
+		close(death_fd);
+		exec_pipe = ep[1];
+		if (child(d, m, procfd, mask, old_umask) < 0) {
+			mnt_exec_failed();
+			return -1;
+		}
+		return MNT_EXEC;
+	}
+	close(ep[1]);
+	close(procfd);
+	/* pid 1 needs no privilege to reap and signal its own uid. */
+	if (mnt_drop_caps(d) < 0) {
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	/* Until the exec (EOF), a byte means the child failed and has
+	 * reported it: exit with its code and no target record. */
+	if (read(ep[0], &c, 1) == 1) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		m->exit_code = reaper_code(status);
+		return MNT_EXIT;
+	}
+	close(ep[0]);
+	m->exit_code = reaper_init(pid, death_fd, d->report_fd,
+				   p->ns & NS_PID);
+	return MNT_EXIT;
+}
+
+int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
+{
+	const struct plan *p = m->plan;
+	int sync[2], death[2], procfd, r;
+	pid_t ppid = getppid(), pid;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	sigset_t mask;
+
+	if (!p->ns)
+		return MNT_EXEC;
+	find_tooldirs(m);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to set the parent-death signal");
+	if (getppid() != ppid)
+		return diag_fail(d, EXIT_SYSCALL, 0,
+				 "unable to start: the parent died");
+	procfd = mnt_open_proc(d, AT_FDCWD, "/proc");
+	if (procfd < 0)
+		return -1;
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(death, O_CLOEXEC) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create a pipe");
+	/* Blocked before the clone: pid 1 and the monitor read signals from
+	 * a signalfd, and none may arrive before they listen. */
+	if (reaper_block_all(&mask) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to block signals");
+	/* A raw clone, fork-like (no stack given): the child must not use
+	 * libc functions that cache the thread id (raise, abort). */
+	pid = (pid_t)syscall(SYS_clone, mnt_clone_flags(p->ns) | SIGCHLD, 0, 0,
+			     0, 0);
+	if (pid < 0) {
+		diag_fail(d, EXIT_SYSCALL, errno,
+			  "unable to create the namespaces (%s)",
+			  "clone with CLONE_NEWUSER");
+		mnt_hint_userns(d, errno, "a new user namespace");
+		return -1;
+	}
+	if (pid == 0) {
+		close(procfd);
+		close(sync[1]);
+		close(death[1]);
+		return pid1(d, m, sync[0], death[0], &mask);
+	}
+	close(sync[0]);
+	close(death[0]);
+	if (mnt_write_maps(d, procfd, pid, p, uid, gid) < 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return -1;
+	}
+	close(procfd);
+	report_started(d->report_fd, pid);
+	r = (int)write(sync[1], "g", 1);
+	close(sync[1]);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || r != 1) {
+		kill(pid, SIGKILL);
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to start pid 1");
+	}
+	/* death[1] stays open here until we exit: pid 1's alarm. */
+	m->exit_code = reaper_monitor(pid);
+	return MNT_EXIT;
+}

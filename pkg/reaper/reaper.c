@@ -1,0 +1,126 @@
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chain/chain.h"
+#include "reaper/reaper.h"
+
+int reaper_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 111;
+}
+
+int reaper_block_all(void *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	return sigprocmask(SIG_BLOCK, &all, old);
+}
+
+static int open_sigfd(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	return signalfd(-1, &all, SFD_CLOEXEC);
+}
+
+/* One signal from fd; 0 when none could be read. */
+static int read_sig(int fd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return 0;
+	return (int)si.ssi_signo;
+}
+
+int reaper_monitor(pid_t child)
+{
+	int fd = open_sigfd(), status, sig;
+	pid_t r;
+
+	if (fd < 0)
+		goto wait_only;
+	for (;;) {
+		r = waitpid(child, &status, WNOHANG);
+		if (r == child)
+			return reaper_code(status);
+		if (r < 0 && errno != EINTR)
+			return 111;
+		sig = read_sig(fd);
+		if (sig && sig != SIGCHLD)
+			kill(child, sig);
+	}
+wait_only:
+	while ((r = waitpid(child, &status, 0)) < 0 && errno == EINTR)
+		;
+	return r == child ? reaper_code(status) : 111;
+}
+
+/* Everything in the namespace but us: kill(-1) from pid 1 of a pid
+ * namespace reaches exactly that (and, outside one, the whole host's
+ * processes of this uid: never without in_pidns). */
+static void kill_all(bool in_pidns, pid_t target, int sig)
+{
+	if (in_pidns)
+		kill(-1, sig);
+	else
+		kill(target, sig);
+}
+
+int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
+{
+	struct pollfd pf[2];
+	int fd = open_sigfd(), status, sig;
+	pid_t r;
+
+	if (fd < 0) {
+		kill_all(in_pidns, target, SIGKILL);
+		return 111;
+	}
+	pf[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = death_fd, .events = POLLIN };
+	for (;;) {
+		/* Reap every zombie, the target's last. */
+		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
+			if (r == target) {
+				chain_report_status(report_fd, status);
+				kill_all(in_pidns, target, SIGKILL);
+				return reaper_code(status);
+			}
+		if (r < 0 && errno == ECHILD) {
+			kill_all(in_pidns, target, SIGKILL);
+			return 111;
+		}
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			return 111;
+		if (pf[1].revents) {
+			/* The monitor died (pipe closed): end the sandbox. */
+			kill_all(in_pidns, target, SIGKILL);
+			return 128 + SIGKILL;
+		}
+		if (!(pf[0].revents & POLLIN))
+			continue;
+		sig = read_sig(fd);
+		if (!sig || sig == SIGCHLD)
+			continue;
+		if (sig == SIGTERM) {
+			/* A stop request: a stopped process must wake to see
+			 * its TERM; daemons get it too. */
+			kill_all(in_pidns, target, SIGCONT);
+			kill_all(in_pidns, target, SIGTERM);
+		} else {
+			kill(target, sig);
+		}
+	}
+}

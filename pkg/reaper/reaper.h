@@ -1,0 +1,31 @@
+/* reaper: the two processes of pysbx-mount that stay around while the
+ * sandbox runs — the monitor outside the namespaces, and pid 1 inside.
+ * Both wait with every signal blocked (the caller blocks them before the
+ * clone, so none is lost) and read them from a signalfd.
+ */
+#ifndef PYSBX_REAPER_H
+#define PYSBX_REAPER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* The exit code for a wait status: the exit code, or 128+N for signal N. */
+int reaper_code(int status);
+
+/* Block every signal (the old mask in old, if not NULL). 0 or -1. */
+int reaper_block_all(void *old);
+
+/* The monitor: forward every signal it receives to child (pid 1 of the
+ * sandbox), until child ends. Returns child's exit code (reaper_code), or
+ * 111 when waiting failed. */
+int reaper_monitor(pid_t child);
+
+/* pid 1: reap every zombie; forward signals to target (SIGTERM stops the
+ * whole namespace: CONT and TERM to every process in it); when target
+ * ends, write its raw status to report_fd (if >= 0), kill everything left
+ * in the namespace (when in_pidns) and return the target's code. When
+ * death_fd reports that the monitor is gone, kill everything and return
+ * 128+SIGKILL. */
+int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns);
+
+#endif

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# scripts/bench.sh - pysbx vs bubblewrap, side by side; writes
+# docs/BENCHMARKS.md.
+#
+#   scripts/bench.sh [-o FILE] [-k]
+#
+#   -o FILE   write the report there instead of docs/BENCHMARKS.md
+#   -k        keep the raw results (hyperfine JSON, strace output) and
+#             print where they are
+#
+# Needs: a build (./build.sh), hyperfine, bwrap, python3, strace (for
+# "where the time goes"; optional). Everything is measured as an
+# unprivileged user, as pysbx is meant to run: started as root, this copies
+# build/bin, the probes, the policies and the bench fixtures into a fresh
+# directory under /tmp readable by all and runs the measurements through
+# setpriv as uid/gid BENCH_UID (default 4242) with no groups, no
+# capabilities and a clean environment; otherwise it measures as the
+# caller, from a copy as well (so both cases measure the same layout).
+#
+# The measurements are scripts/bench/measure.sh, the report
+# scripts/bench/report.py. Tuning (environment): BENCH_WARMUP (3),
+# BENCH_RUNS (30), BENCH_LOOP_N (1000000), BENCH_BATCH (100),
+# BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_UID (4242).
+# About 2-3 minutes on a 2-vCPU machine.
+#
+# Exit: 0 when the report was written, 100 on bad usage, 111 when a tool
+# or the build is missing.
+
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 111
+ROOT=$PWD
+OUT=$ROOT/docs/BENCHMARKS.md
+KEEP=0
+BENCH_UID=${BENCH_UID:-4242}
+
+while getopts o:k opt; do
+	case $opt in
+	o) OUT=$OPTARG ;;
+	k) KEEP=1 ;;
+	*) echo "usage: scripts/bench.sh [-o FILE] [-k]" >&2; exit 100 ;;
+	esac
+done
+shift $((OPTIND - 1))
+(($#)) && { echo "usage: scripts/bench.sh [-o FILE] [-k]" >&2; exit 100; }
+[[ $OUT == /* ]] || OUT=$ROOT/$OUT
+
+for tool in hyperfine bwrap python3 setpriv; do
+	command -v "$tool" >/dev/null || {
+		echo "bench.sh: fatal: $tool is missing" >&2
+		echo "bench.sh: hint: apt-get install hyperfine bubblewrap python3 util-linux strace" >&2
+		exit 111
+	}
+done
+if [[ ! -x build/bin/pysbx || ! -x build/test/probe/bench_true || ! -x build/test/probe/bench_loop ]]; then
+	echo "bench.sh: fatal: the build is missing (build/bin/pysbx, build/test/probe/bench_*)" >&2
+	echo "bench.sh: hint: run ./build.sh" >&2
+	exit 111
+fi
+
+# The bench policies must stay python.policy with one change each.
+drift() { # FIXTURE SED-EXPRESSION-THAT-UNDOES-THE-CHANGE
+	sed '1,/^#$/d' "$1" | sed "$2" | cmp -s - policies/python.policy ||
+		echo "bench.sh: warning: $1 is no longer policies/python.policy with one change: update it" >&2
+}
+drift test/fixtures/bench/python-nonet.policy 's/^unshare user mount pid ipc uts$/unshare user mount pid ipc uts net/'
+drift test/fixtures/bench/python-host.policy 's|^chdir ${WORKSPACE}$|chdir /workspace|'
+
+WORK=$(mktemp -d /tmp/pysbx-bench.XXXXXX) || exit 111
+cleanup() {
+	if ((KEEP)); then
+		echo "bench.sh: raw results kept in $WORK/results" >&2
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The tree the measurements run from. As root: owned by root, not writable
+# by the bench uid (the policies must pass pysbx's trust check, and a
+# benchmark must not be able to change what it measures).
+chmod 0755 "$WORK"
+mkdir -p "$WORK/build/test" "$WORK/test/fixtures" "$WORK/scripts" "$WORK/ws" "$WORK/home" "$WORK/results"
+cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
+cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
+cp -R --preserve=mode,timestamps policies "$WORK/policies"
+cp -R --preserve=mode,timestamps test/fixtures/bench "$WORK/test/fixtures/bench"
+cp -R --preserve=mode,timestamps scripts/bench "$WORK/scripts/bench"
+cp build/test/probe/bench_true build/test/probe/bench_loop "$WORK/ws/"
+chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/policies" "$WORK/scripts" "$WORK/ws"
+
+if [[ $(id -u) == 0 ]]; then
+	if ! [[ $BENCH_UID =~ ^[1-9][0-9]*$ ]]; then
+		echo "bench.sh: BENCH_UID must be a non-zero uid, not '$BENCH_UID'" >&2
+		exit 100
+	fi
+	chown "$BENCH_UID:$BENCH_UID" "$WORK/home" "$WORK/results"
+	chmod 0700 "$WORK/home"
+	run=(setpriv --reuid="$BENCH_UID" --regid="$BENCH_UID" --clear-groups
+		--inh-caps=-all --bounding-set=-all
+		env -i PATH=/usr/bin:/bin HOME="$WORK/home" LANG=C.UTF-8)
+	USER_DESC="uid $BENCH_UID via setpriv (no groups, no capabilities, env -i)"
+else
+	run=(env)
+	USER_DESC="uid $(id -u) ($(id -un 2>/dev/null || echo '?')), as invoked"
+fi
+pass=()
+for v in BENCH_WARMUP BENCH_RUNS BENCH_LOOP_N BENCH_BATCH BENCH_PARALLEL BENCH_BATCH_RUNS; do
+	[[ -n ${!v:-} ]] && pass+=("$v=${!v}")
+done
+
+RES=$WORK/results
+{
+	printf 'nproc\t%s\n' "$(nproc)"
+	printf 'cpu\t%s\n' "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	printf 'kernel\t%s\n' "$(uname -srm)"
+	printf 'os\t%s\n' "$(. /etc/os-release && echo "$PRETTY_NAME")"
+	printf 'bwrap\t%s\n' "$(bwrap --version)"
+	printf 'hyperfine\t%s\n' "$(hyperfine --version)"
+	printf 'python\t%s\n' "$(/usr/bin/python3 --version 2>&1)"
+	printf 'user\t%s\n' "$USER_DESC"
+	printf 'work\t%s\n' "$WORK"
+	printf 'commit\t%s\n' "$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+	printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+	printf 'load_before\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$WORK/machine.txt"
+
+echo "bench.sh: measuring as $USER_DESC (a few minutes)" >&2
+start=$SECONDS
+"${run[@]}" "${pass[@]}" bash "$WORK/scripts/bench/measure.sh" "$WORK" "$RES"
+rc=$?
+{
+	printf 'load_after\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+	printf 'duration\t%s s\n' "$((SECONDS - start))"
+} >>"$WORK/machine.txt"
+if ((rc)); then
+	echo "bench.sh: fatal: the measurements failed (exit $rc); see $RES/log.txt" >&2
+	KEEP=1
+	exit 111
+fi
+
+# Nothing of a sandbox may outlive it: with a dedicated uid this is checkable.
+if [[ $(id -u) == 0 ]]; then
+	for _ in 1 2 3 4 5; do
+		left=$(ps -u "$BENCH_UID" -o pid= 2>/dev/null)
+		[[ -z $left ]] && break
+		sleep 0.3
+	done
+	[[ -n $left ]] && printf 'leftover\t%s\n' "$(echo $left)" >>"$WORK/machine.txt"
+fi
+
+python3 scripts/bench/report.py "$WORK" >"$OUT.tmp" && mv "$OUT.tmp" "$OUT" || {
+	echo "bench.sh: fatal: the report failed; raw results in $RES" >&2
+	KEEP=1
+	exit 111
+}
+echo "bench.sh: wrote ${OUT#"$ROOT"/}" >&2

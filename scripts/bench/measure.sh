@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# scripts/bench/measure.sh - the measurements of scripts/bench.sh.
+#
+#   measure.sh TREE RESULTS
+#
+# Runs as the unprivileged user that owns RESULTS (bench.sh drops to it
+# when started as root). TREE is laid out like the repository (build/bin,
+# build/test/probe, policies, test/fixtures/bench, ws/ with the static
+# probes); RESULTS receives, per group, GROUP.json (hyperfine's export),
+# GROUP.cmds (name TAB command, in order; "FAIL name TAB command TAB why"
+# for a command that did not run), plus sizes.txt, rss.txt, strace-*.txt
+# and log.txt. Nothing here is timed by the script itself but the RSS
+# sampling: hyperfine does the timing; report.py does the arithmetic.
+#
+# Environment: BENCH_WARMUP (3), BENCH_RUNS (30), BENCH_LOOP_N (1000000),
+# BENCH_BATCH (100), BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5).
+
+set -uo pipefail
+
+TREE=$1
+RES=$2
+WARMUP=${BENCH_WARMUP:-3}
+RUNS=${BENCH_RUNS:-30}
+LOOP_N=${BENCH_LOOP_N:-1000000}
+BATCH=${BENCH_BATCH:-100}
+PAR=${BENCH_PARALLEL:-4}
+BATCH_RUNS=${BENCH_BATCH_RUNS:-5}
+
+BIN=$TREE/build/bin
+PROBE=$TREE/build/test/probe
+WS=$TREE/ws
+POL=$TREE/policies/python.policy
+POL_NONET=$TREE/test/fixtures/bench/python-nonet.policy
+POL_HOST=$TREE/test/fixtures/bench/python-host.policy
+SCR=$RES/scratch
+ETC=$RES/etc
+FILTER=$RES/python.bpf
+T=/workspace/bench_true
+LOG=$RES/log.txt
+
+exec 3>>"$LOG"
+log() { printf '%s\n' "$*" >&3; }
+
+mkdir -p "$SCR" "$ETC"
+# The same /etc files as python.policy's `file` lines, for bwrap.
+printf 'sandbox:x:%s:%s:sandbox:/scratch:/usr/sbin/nologin\n' "$(id -u)" "$(id -g)" >"$ETC/passwd"
+printf 'sandbox:x:%s:\n' "$(id -g)" >"$ETC/group"
+printf '127.0.0.1 localhost\n::1 localhost\n' >"$ETC/hosts"
+printf 'sandbox\n' >"$ETC/hostname"
+
+have() { [[ -x $BIN/$1 ]]; }
+
+# The filter bwrap gets: exactly what pysbx-seccomp compiles from the
+# policy (the same rules, the same libseccomp).
+bwrap_seccomp=""
+if have pysbx-seccomp &&
+	"$BIN/pysbx-seccomp" -p "$POL" -D WORKSPACE="$WS" --export "$FILTER" 2>>"$LOG"; then
+	bwrap_seccomp="--seccomp 3"
+	log "filter: exported $(stat -c %s "$FILTER") bytes to $FILTER"
+else
+	echo "NOFILTER" >"$RES/nofilter"
+	log "filter: pysbx-seccomp --export failed: bwrap runs without a filter"
+fi
+bwrap_fds="3<$FILTER 4<$ETC/passwd 5<$ETC/group 6<$ETC/hosts 7<$ETC/hostname"
+[[ -z $bwrap_seccomp ]] && bwrap_fds="4<$ETC/passwd 5<$ETC/group 6<$ETC/hosts 7<$ETC/hostname"
+
+disable_userns=""
+bwrap --help 2>&1 | grep -q -- --disable-userns && disable_userns="--disable-userns"
+
+# bwrap with python.policy's namespaces, mounts, process state and filter.
+# $1: "net" to add the net namespace. The target and its arguments follow.
+bwrap_cmd() {
+	local net=""
+	[[ $1 == net ]] && net="--unshare-net"
+	shift
+	echo "bwrap --unshare-user --unshare-ipc --unshare-pid --unshare-uts $net" \
+		"--hostname sandbox $disable_userns --new-session --die-with-parent" \
+		"--cap-drop ALL --clearenv --setenv PATH /usr/bin:/bin" \
+		"--setenv HOME /scratch --setenv TMPDIR /tmp --setenv LANG C.UTF-8" \
+		"--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/sbin /sbin" \
+		"--symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc" \
+		"--dev /dev --size 67108864 --perms 1777 --tmpfs /tmp" \
+		"--ro-bind $WS /workspace --bind $SCR /scratch" \
+		"--file 4 /etc/passwd --file 5 /etc/group --file 6 /etc/hosts" \
+		"--file 7 /etc/hostname --chdir /workspace $bwrap_seccomp" \
+		"-- $* $bwrap_fds"
+}
+pysbx_cmd() { # POLICY TARGET [ARG]...
+	local p=$1
+	shift
+	echo "$BIN/pysbx run -p $p -D WORKSPACE=$WS -- $*"
+}
+
+# bench GROUP HYPERFINE_OPTS NAME CMD [NAME CMD]...
+# Runs each command once (its exit status must be 0), then times those
+# that ran with hyperfine in one invocation.
+bench() {
+	local group=$1 opts=$2 name cmd err args=()
+	shift 2
+	: >"$RES/$group.cmds"
+	while (($#)); do
+		name=$1 cmd=$2
+		shift 2
+		if err=$(sh -c "$cmd" 2>&1 </dev/null); then
+			printf '%s\t%s\n' "$name" "$cmd" >>"$RES/$group.cmds"
+			args+=(-n "$name" "$cmd")
+		else
+			err=$(printf '%s' "exit $?: $err" | tr '\n\t' '  ' | cut -c1-400)
+			printf 'FAIL %s\t%s\t%s\n' "$name" "$cmd" "$err" >>"$RES/$group.cmds"
+			log "$group: $name failed: $err"
+		fi
+	done
+	((${#args[@]})) || return 0
+	echo "bench: $group (${#args[@]} args)" >&2
+	# shellcheck disable=SC2086 # opts is a word list
+	hyperfine --style basic $opts --export-json "$RES/$group.json" \
+		"${args[@]}" >>"$LOG" 2>&1 ||
+		log "$group: hyperfine failed"
+}
+
+STD="--warmup $WARMUP --runs $RUNS"
+
+# 1. start-up, static true, with and without the net namespace
+bench startup "$STD" \
+	"static true (bare)" "$PROBE/bench_true" \
+	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
+	"bwrap, net ns" "$(bwrap_cmd net $T)" \
+	"pysbx, no net ns" "$(pysbx_cmd "$POL_NONET" $T)" \
+	"bwrap, no net ns" "$(bwrap_cmd nonet $T)"
+
+# 2. python3 -I -S -c pass
+PY="/usr/bin/python3 -I -S -c pass"
+bench python "$STD" \
+	"python3 (bare)" "$PY" \
+	"pysbx + python3" "$(pysbx_cmd "$POL" "$PY")" \
+	"bwrap + python3" "$(bwrap_cmd net "$PY")"
+
+# 3. each step alone, and the chain minus steps
+HD="-D WORKSPACE=$WS"
+bench steps "$STD" \
+	"static true (bare)" "$PROBE/bench_true" \
+	"pysbx-clean alone" "$BIN/pysbx-clean -- $PROBE/bench_true" \
+	"pysbx-exec alone" "$BIN/pysbx-exec -p $POL_HOST $HD -- $PROBE/bench_true" \
+	"pysbx-seccomp alone" "$BIN/pysbx-seccomp -p $POL_HOST $HD -- $PROBE/bench_true" \
+	"pysbx-seccomp --export only" "$BIN/pysbx-seccomp -p $POL_HOST $HD --export /dev/null" \
+	"pysbx-mount alone" "$BIN/pysbx-mount -p $POL_HOST $HD -- $T" \
+	"pysbx-mount alone, no net ns" "$BIN/pysbx-mount -p $POL_NONET $HD -- $T" \
+	"pysbx policy show" "$BIN/pysbx policy show -p $POL $HD >/dev/null"
+
+bench chain "$STD" \
+	"run: front+clean+mount+exec+seccomp" "$(pysbx_cmd "$POL" $T)" \
+	"clean+mount+exec+seccomp" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
+	"clean+mount+exec" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $T" \
+	"clean+mount+seccomp" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $BIN/pysbx-seccomp -- $T" \
+	"clean+mount" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $T" \
+	"mount+exec+seccomp" "$BIN/pysbx-mount -p $POL $HD -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T"
+
+# 4. syscall overhead of the filter
+bench loop "--warmup 1 --runs 10" \
+	"bench_loop $LOOP_N (no filter)" "$PROBE/bench_loop $LOOP_N" \
+	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp -p $POL_HOST $HD -- $PROBE/bench_loop $LOOP_N"
+
+# 5. throughput: BATCH sandboxes, PAR at a time. Both through sh -c (bwrap
+# needs it for its fds), so both pay the same extra exec.
+q() { printf "'%s'" "$1"; }
+bench batch "--warmup 1 --runs $BATCH_RUNS" \
+	"pysbx x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(pysbx_cmd "$POL" $T)")" \
+	"bwrap x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(bwrap_cmd net $T)")"
+
+# 6. sizes and resident memory
+: >"$RES/sizes.txt"
+for f in "$BIN"/* "$PROBE"/bench_*; do
+	[[ -f $f ]] && printf '%s\t%s\n' "$(basename "$f")" "$(stat -c %s "$f")" >>"$RES/sizes.txt"
+done
+printf 'bwrap\t%s\n' "$(stat -c %s "$(command -v bwrap)")" >>"$RES/sizes.txt"
+
+# The children of $1 (by ppid, from /proc/*/stat; comm may hold spaces).
+children_of() {
+	local want=$1 st line rest pid fields
+	for st in /proc/[0-9]*/stat; do
+		line=$(<"$st") 2>/dev/null || continue
+		rest=${line##*) }
+		read -ra fields <<<"$rest"
+		if [[ ${fields[1]} == "$want" ]]; then
+			pid=${st#/proc/}
+			echo "${pid%/stat}"
+		fi
+	done
+}
+mem() { # ROLE PID
+	local hwm rss comm
+	comm=$(<"/proc/$2/comm") 2>/dev/null || comm="?"
+	hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$2/status" 2>/dev/null)
+	rss=$(awk '/^VmRSS/ {print $2}' "/proc/$2/status" 2>/dev/null)
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$comm" "${hwm:-?}" "${rss:-?}" >>"$RES/rss.txt"
+}
+: >"$RES/rss.txt"
+if have pysbx && have pysbx-clean && have pysbx-mount; then
+	RSS_CMD="$(pysbx_cmd "$POL" /usr/bin/sleep 2)"
+	printf 'cmd\t%s\n' "$RSS_CMD" >>"$RES/rss.txt"
+	$RSS_CMD </dev/null >/dev/null 2>>"$LOG" &
+	guard=$!
+	sleep 1
+	monitor=$(children_of "$guard" | head -1)
+	pid1=${monitor:+$(children_of "$monitor" | head -1)}
+	target=${pid1:+$(children_of "$pid1" | head -1)}
+	mem guard "$guard"
+	[[ -n $monitor ]] && mem monitor "$monitor"
+	[[ -n $pid1 ]] && mem pid1 "$pid1"
+	[[ -n $target ]] && mem target "$target"
+	wait "$guard"
+	printf 'status\t%s\n' "$?" >>"$RES/rss.txt"
+fi
+
+# Where the time goes: one run under strace (as this user).
+if command -v strace >/dev/null && have pysbx; then
+	SCMD=$(pysbx_cmd "$POL" $T)
+	printf '%s\n' "$SCMD" >"$RES/strace-cmd.txt"
+	strace -f -c -S time -o "$RES/strace-c.txt" $SCMD </dev/null >/dev/null 2>>"$LOG"
+	strace -f -T -tt -o "$RES/strace-T.txt" $SCMD </dev/null >/dev/null 2>>"$LOG"
+	strace -f -c -S time -o "$RES/strace-c-bwrap.txt" sh -c "exec $(bwrap_cmd net $T)" </dev/null >/dev/null 2>>"$LOG"
+fi
+exit 0

@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+"""scripts/bench/report.py - turn scripts/bench.sh's raw results into
+docs/BENCHMARKS.md (Markdown on stdout).
+
+    report.py WORK
+
+WORK holds machine.txt and results/ (see scripts/bench/measure.sh).
+Medians, minima and maxima are computed here from hyperfine's per-run
+times (seconds, already corrected by hyperfine for the shell's own start).
+The hand-written analysis is scripts/bench/analysis.md, appended as is.
+"""
+import json
+import os
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+WORK = sys.argv[1]
+RES = os.path.join(WORK, "results")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+out = []
+
+
+def p(line=""):
+    out.append(line)
+
+
+def kv(path):
+    d = {}
+    if os.path.exists(path):
+        for line in open(path, encoding="utf-8", errors="replace"):
+            k, _, v = line.rstrip("\n").partition("\t")
+            d[k] = v
+    return d
+
+
+def short(s):
+    """Replace the temporary paths by the names the report defines."""
+    for a, b in [
+        (WORK + "/build/bin/", "$BIN/"),
+        (WORK + "/build/test/probe/", "$PROBE/"),
+        (WORK + "/policies/", "policies/"),
+        (WORK + "/test/fixtures/bench/", "test/fixtures/bench/"),
+        (WORK + "/results/scratch", "$SCRATCH"),
+        (WORK + "/results/etc/", "$ETC/"),
+        (WORK + "/results/python.bpf", "$FILTER"),
+        (WORK + "/ws", "$WS"),
+    ]:
+        s = s.replace(a, b)
+    return s
+
+
+def load(group):
+    """[(name, cmd, stats or None, why)] in the order measured."""
+    rows = []
+    cmds = os.path.join(RES, group + ".cmds")
+    if not os.path.exists(cmds):
+        return rows
+    times = {}
+    js = os.path.join(RES, group + ".json")
+    if os.path.exists(js):
+        for r in json.load(open(js))["results"]:
+            t = r["times"]
+            times[r["command"]] = {
+                "median": statistics.median(t),
+                "min": min(t),
+                "max": max(t),
+                "mean": statistics.mean(t),
+                "n": len(t),
+            }
+    for line in open(cmds, encoding="utf-8", errors="replace"):
+        f = line.rstrip("\n").split("\t")
+        if f[0].startswith("FAIL "):
+            rows.append((f[0][5:], f[1], None, f[2] if len(f) > 2 else "?"))
+        else:
+            rows.append((f[0], f[1], times.get(f[0]), None if f[0] in times else "not timed"))
+    return rows
+
+
+ALL = {g: load(g) for g in ["startup", "python", "steps", "chain", "loop", "batch"]}
+
+
+def med(group, name):
+    for n, _, st, _ in ALL[group]:
+        if n == name and st:
+            return st["median"]
+    return None
+
+
+def ms(x, digits=2):
+    return "n/a" if x is None else f"{x * 1000:.{digits}f}"
+
+
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}×"
+
+
+def table(group, ref=None, ref_label=None, digits=2):
+    rows = ALL[group]
+    if not rows:
+        p("_Not measured (nothing of this group could run)._")
+        p()
+        return
+    refv = med(group, ref) if ref else None
+    head = "| # | what | median ms | min–max ms |"
+    sep = "|---|---|---:|---:|"
+    if ref:
+        head += f" ÷ {ref_label or ref} |"
+        sep += "---:|"
+    p(head)
+    p(sep)
+    for i, (n, _, st, why) in enumerate(rows, 1):
+        if st:
+            line = f"| {i} | {n} | {ms(st['median'], digits)} | {ms(st['min'], digits)}–{ms(st['max'], digits)} |"
+            if ref:
+                line += f" {ratio(st['median'], refv)} |"
+        else:
+            line = f"| {i} | {n} | did not run | |" + (" |" if ref else "")
+        p(line)
+    p()
+    p("Commands:")
+    p()
+    p("```sh")
+    for i, (n, c, st, why) in enumerate(rows, 1):
+        p(f"# {i}: {n}")
+        p(short(c))
+    p("```")
+    fails = [(n, why) for n, _, st, why in rows if not st]
+    if fails:
+        p()
+        for n, why in fails:
+            p(f"- **{n}** did not run: `{short(why)}`")
+    p()
+
+
+M = kv(os.path.join(WORK, "machine.txt"))
+sizes = kv(os.path.join(RES, "sizes.txt"))
+
+p("# Benchmarks")
+p()
+p("Written by `scripts/bench.sh` (do not edit by hand: rerun it). Every")
+p("number is from one run of the script on the machine below, pysbx and")
+p("bubblewrap measured side by side in that run, as an unprivileged user.")
+p("Times are hyperfine's wall-clock times per command (its shell start-up")
+p("subtracted), summarised as **median** and **min–max** over the runs;")
+p("ratios are of medians. Absolute times vary by machine; the ratios are")
+p("what the targets of issue 9 are about.")
+p()
+p("## Machine")
+p()
+p("| | |")
+p("|---|---|")
+for k, label in [("nproc", "CPUs (nproc)"), ("cpu", "model name"), ("kernel", "kernel"),
+                 ("os", "distribution"), ("bwrap", "bubblewrap"), ("hyperfine", "hyperfine"),
+                 ("python", "python3"), ("user", "measured as"), ("commit", "pysbx commit"),
+                 ("date", "date"), ("load_before", "load average before"),
+                 ("load_after", "load average after"), ("duration", "duration of the run")]:
+    if k in M:
+        p(f"| {label} | {M[k]} |")
+p()
+if "leftover" in M:
+    p(f"**Warning:** processes of the bench uid outlived the run: {M['leftover']}.")
+    p()
+p("The machine is a shared 2-vCPU VM; other work ran on it at the same time")
+p("(see the load averages), so the minima are the least disturbed figures")
+p("and the medians the honest ones.")
+p()
+p("Names used in the commands: `$BIN` = build/bin, `$PROBE` =")
+p("build/test/probe, `$WS` = a read-only directory holding copies of the")
+p("probes (mounted at /workspace on both sides), `$SCRATCH` = a directory")
+p("bound at /scratch for bwrap (pysbx creates and removes its own per run),")
+p("`$ETC` = the /etc files that python.policy writes with `file`,")
+p("`$FILTER` = `pysbx-seccomp -p policies/python.policy --export` output.")
+p("The static `true` is test/probe/bench_true.c; the syscall loop")
+p("test/probe/bench_loop.c.")
+p()
+
+# --- targets -----------------------------------------------------------------
+
+pys_net = med("startup", "pysbx, net ns")
+bw_net = med("startup", "bwrap, net ns")
+pys_nn = med("startup", "pysbx, no net ns")
+bw_nn = med("startup", "bwrap, no net ns")
+true_bare = med("startup", "static true (bare)")
+py_bare = med("python", "python3 (bare)")
+py_pys = med("python", "pysbx + python3")
+py_bw = med("python", "bwrap + python3")
+loop_rows = ALL["loop"]
+loop_bare = loop_rows[0][2]["median"] if loop_rows and loop_rows[0][2] else None
+loop_f = loop_rows[1][2]["median"] if len(loop_rows) > 1 and loop_rows[1][2] else None
+b_rows = ALL["batch"]
+b_pys = b_rows[0][2]["median"] if b_rows and b_rows[0][2] else None
+b_bw = b_rows[1][2]["median"] if len(b_rows) > 1 and b_rows[1][2] else None
+
+st_true = med("steps", "static true (bare)")
+ch = {n: st["median"] for n, _, st, _ in ALL["chain"] if st}
+steps_alone = {n: st["median"] for n, _, st, _ in ALL["steps"] if st}
+
+
+def diff(a, b):
+    return None if a is None or b is None else a - b
+
+
+own = {}  # step -> (in-chain marginal cost, standalone cost)
+full = ch.get("clean+mount+exec+seccomp")
+own["pysbx (front door)"] = (diff(ch.get("run: front+clean+mount+exec+seccomp"), full), None)
+own["pysbx-clean"] = (diff(full, ch.get("mount+exec+seccomp")),
+                      diff(steps_alone.get("pysbx-clean alone"), st_true))
+own["pysbx-mount"] = (diff(ch.get("clean+mount"), steps_alone.get("pysbx-clean alone")),
+                      diff(steps_alone.get("pysbx-mount alone"), st_true))
+own["pysbx-exec"] = (diff(full, ch.get("clean+mount+seccomp")),
+                     diff(steps_alone.get("pysbx-exec alone"), st_true))
+own["pysbx-seccomp"] = (diff(full, ch.get("clean+mount+exec")),
+                        diff(steps_alone.get("pysbx-seccomp alone"), st_true))
+
+KiB = 1024
+bins = {k: int(v) for k, v in sizes.items() if k.startswith("pysbx")}
+rss = {}
+for line in open(os.path.join(RES, "rss.txt")) if os.path.exists(os.path.join(RES, "rss.txt")) else []:
+    f = line.rstrip("\n").split("\t")
+    if f[0] in ("guard", "monitor", "pid1", "target") and len(f) >= 5:
+        rss[f[0]] = (f[1], f[2], f[3], f[4])
+
+
+def verdict(value, limit, lower_is_better=True, unit="×", fmt="{:.2f}"):
+    if value is None:
+        return "not measured"
+    ok = value <= limit if lower_is_better else value >= limit
+    if ok:
+        return "**met**"
+    if lower_is_better:
+        return f"**missed** by {fmt.format(value - limit)}{unit} ({(value / limit - 1) * 100:.0f}% over)"
+    return f"**missed** by {fmt.format(limit - value)}{unit} ({(1 - value / limit) * 100:.0f}% under)"
+
+
+p("## Targets (issue 9)")
+p()
+p("| target | measured | verdict |")
+p("|---|---|---|")
+r_net = pys_net / bw_net if pys_net and bw_net else None
+r_nn = pys_nn / bw_nn if pys_nn and bw_nn else None
+p(f"| start-up ≤ 0.6× bwrap (goal 0.5×), net ns | {ratio(pys_net, bw_net)} ({ms(pys_net)} vs {ms(bw_net)} ms) | {verdict(r_net, 0.6)} |")
+p(f"| start-up ≤ 0.6× bwrap, no net ns | {ratio(pys_nn, bw_nn)} ({ms(pys_nn)} vs {ms(bw_nn)} ms) | {verdict(r_nn, 0.6)} |")
+m_alone = steps_alone.get("pysbx-mount alone")
+r_single = pys_net / m_alone if pys_net and m_alone else None
+p(f"| ≤ 1.5× a single static program doing the same setup (proxy: pysbx-mount alone with the same policy) | {ratio(pys_net, m_alone)} ({ms(pys_net)} vs {ms(m_alone)} ms) | {verdict(r_single, 1.5)} |")
+for step, (inchain, alone) in own.items():
+    if step.startswith("pysbx (front"):
+        continue
+    val = inchain if inchain is not None else alone
+    p(f"| {step} ≤ 0.5 ms of its own | {ms(inchain)} ms in the chain, {ms(alone)} ms alone | {verdict(val * 1000 if val is not None else None, 0.5, unit=' ms')} |")
+r_py = py_pys / py_bare if py_pys and py_bare else None
+p(f"| sandboxed `python3 -I -S -c pass` ≤ 1.25× bare | {ratio(py_pys, py_bare)} ({ms(py_pys)} vs {ms(py_bare)} ms; bwrap {ratio(py_bw, py_bare)}) | {verdict(r_py, 1.25)} |")
+r_loop = loop_f / loop_bare if loop_f and loop_bare else None
+p(f"| filter ≤ 1.15× unfiltered on the syscall loop | {ratio(loop_f, loop_bare)} | {verdict(r_loop, 1.15)} |")
+if bins:
+    big = max(bins, key=bins.get)
+    p(f"| every binary ≤ 200 KiB stripped | largest: {big} {bins[big] / KiB:.1f} KiB | {verdict(bins[big] / KiB, 200, unit=' KiB', fmt='{:.1f}')} |")
+for role, label in [("guard", "guard (pysbx-clean)"), ("pid1", "pid 1 (reaper)")]:
+    if role in rss and rss[role][2].isdigit():
+        v = int(rss[role][2])
+        p(f"| {label} ≤ 256 KiB RSS (peak, VmHWM) | {v} KiB (now {rss[role][3]} KiB) | {verdict(v, 256, unit=' KiB', fmt='{:.0f}')} |")
+    else:
+        p(f"| {label} ≤ 256 KiB RSS | not measured | not measured |")
+tp = b_bw / b_pys if b_pys and b_bw else None
+p(f"| 100-launch throughput ≥ 2× bwrap | {'n/a' if tp is None else f'{tp:.2f}×'} ({ms(b_pys, 0)} vs {ms(b_bw, 0)} ms per batch) | {verdict(tp, 2.0, lower_is_better=False)} |")
+p()
+if os.path.exists(os.path.join(RES, "nofilter")):
+    p("**Note:** `pysbx-seccomp --export` failed, so bwrap ran **without** a")
+    p("seccomp filter in this run (see the log); its figures are flattered.")
+    p()
+
+# --- groups --------------------------------------------------------------------
+
+p("## 1. Start-up: python.policy over a static `true`")
+p()
+p("pysbx with policies/python.policy (and a copy without `net` in `unshare`:")
+p("test/fixtures/bench/python-nonet.policy) against bubblewrap given the same")
+p("namespaces (user, mount, pid, ipc, uts, ±net), hostname, nested user")
+p("namespaces disabled, new session, die-with-parent, no capabilities, the")
+p("same environment, the same mounts (/usr ro, merged-usr links, proc, dev,")
+p("64 MiB tmpfs /tmp, ro workspace, rw scratch, the four /etc files), the")
+p("same working directory and the same compiled seccomp filter.")
+p()
+p("Not equivalent, in bwrap's favour: pysbx also creates and removes a fresh")
+p("scratch directory per run, keeps a guard process outside the namespaces")
+p("(timeout, cleanup, status), sets six rlimits (bwrap has no option for")
+p("them; `prlimit` in front would cost bwrap one more exec) and checks the")
+p("policy's trust (owner and modes of the file and its directories).")
+p()
+table("startup", ref="bwrap, net ns", ref_label="bwrap (net ns)")
+if pys_net and pys_nn:
+    p(f"The net namespace costs pysbx {ms(pys_net - pys_nn)} ms and bwrap "
+      f"{ms(diff(bw_net, bw_nn))} ms per start (median difference).")
+    p()
+
+p("## 2. `python3 -I -S -c pass`")
+p()
+table("python", ref="python3 (bare)", ref_label="bare")
+
+p("## 3. The chain, step by step")
+p()
+p("Each step alone, over the static `true` (standalone steps read the policy")
+p("file themselves; test/fixtures/bench/python-host.policy is python.policy")
+p("with `chdir ${WORKSPACE}` so that pysbx-exec can run on the host):")
+p()
+table("steps", ref="static true (bare)", ref_label="bare true")
+p("The chain with steps left out (the guard resolves the policy once and")
+p("passes the plan down as a sealed memfd):")
+p()
+table("chain", ref="run: front+clean+mount+exec+seccomp", ref_label="full run")
+p("Cost of each step, derived from the medians above (in the chain: the")
+p("difference between the chain with and without the step; alone: the step")
+p("alone minus the bare static `true`):")
+p()
+p("| step | in the chain, ms | alone, ms | derived from |")
+p("|---|---:|---:|---|")
+src = {
+    "pysbx (front door)": "run − clean+mount+exec+seccomp",
+    "pysbx-clean": "clean+mount+exec+seccomp − mount+exec+seccomp",
+    "pysbx-mount": "clean+mount − pysbx-clean alone",
+    "pysbx-exec": "clean+mount+exec+seccomp − clean+mount+seccomp",
+    "pysbx-seccomp": "clean+mount+exec+seccomp − clean+mount+exec",
+}
+for step, (a, b) in own.items():
+    p(f"| {step} | {ms(a)} | {ms(b)} | {src[step]} |")
+p()
+p("An execve of a small static binary is the floor of every step (the")
+p(f"static `true` alone: {ms(true_bare)} ms, fork+exec+wait included).")
+p()
+
+p("## 4. Syscall overhead of python.policy's filter")
+p()
+n_loop = None
+if loop_rows:
+    m = re.search(r"bench_loop (\d+)", loop_rows[0][0])
+    n_loop = int(m.group(1)) if m else None
+p(f"bench_loop makes N getppid() and N read(fd, buf, 0) calls (N = {n_loop});")
+p("filtered, it runs under pysbx-seccomp standalone, whose own start-up")
+p("(section 3) is included but negligible next to the loop.")
+p()
+table("loop", ref=loop_rows[0][0] if loop_rows else None, ref_label="no filter")
+if loop_bare and loop_f and n_loop:
+    p(f"Per system call: {loop_bare / (2 * n_loop) * 1e9:.0f} ns unfiltered, "
+      f"{loop_f / (2 * n_loop) * 1e9:.0f} ns filtered "
+      f"(+{(loop_f - loop_bare) / (2 * n_loop) * 1e9:.0f} ns).")
+    p()
+
+p("## 5. Throughput: 100 sandboxes, 4 at a time")
+p()
+p("Wall time of the whole batch (`xargs -P4`), each launch through `sh -c`")
+p("on both sides (bwrap needs the shell for its fds).")
+p()
+table("batch", ref=b_rows[1][0] if len(b_rows) > 1 else None, ref_label="bwrap", digits=0)
+if b_pys and b_bw:
+    p(f"Launches per second: pysbx {100 / b_pys:.0f}, bwrap {100 / b_bw:.0f}.")
+    p()
+
+p("## 6. Sizes and memory")
+p()
+p("| binary | bytes | KiB |")
+p("|---|---:|---:|")
+for k, v in sizes.items():
+    p(f"| {k} | {v} | {int(v) / KiB:.1f} |")
+p()
+p("(bwrap is dynamically linked: its size excludes libc, libselinux and")
+p("libcap.)")
+p()
+rcmd = kv(os.path.join(RES, "rss.txt")).get("cmd")
+if rss:
+    p("Resident memory while the target sleeps (`/proc/PID/status` one second")
+    p("into the run; VmHWM is the peak):")
+    p()
+    p(f"```sh\n{short(rcmd or '?')}\n```")
+    p()
+    p("| process | comm | VmHWM KiB | VmRSS KiB |")
+    p("|---|---|---:|---:|")
+    for role, label in [("guard", "guard (pysbx-clean)"), ("monitor", "monitor (pysbx-mount, outside the pid ns)"),
+                        ("pid1", "pid 1 (pysbx-mount reaper)"), ("target", "target")]:
+        if role in rss:
+            p(f"| {label} | {rss[role][1]} | {rss[role][2]} | {rss[role][3]} |")
+    p()
+else:
+    p("_RSS not measured: pysbx-clean or pysbx-mount was not built._")
+    p()
+
+# --- where the time goes -----------------------------------------------------------
+
+p("## Where the time goes")
+p()
+sc = os.path.join(RES, "strace-c.txt")
+st = os.path.join(RES, "strace-T.txt")
+scb = os.path.join(RES, "strace-c-bwrap.txt")
+cmdf = os.path.join(RES, "strace-cmd.txt")
+if os.path.exists(sc):
+    p("One run under strace, as the same unprivileged user (strace slows every")
+    p("syscall down; read the proportions, not the absolute times):")
+    p()
+    p("```sh")
+    c = short(open(cmdf).read().strip()) if os.path.exists(cmdf) else "?"
+    p(f"strace -f -c -S time {c}")
+    p(f"strace -f -T -tt {c}")
+    p("```")
+    p()
+    p("`strace -f -c`, the 15 most expensive syscalls (all processes):")
+    p()
+    p("```")
+    lines = open(sc).read().splitlines()
+    hdr = [l for l in lines[:2]]
+    body = [l for l in lines[2:] if l and not l.startswith("---") and not l.strip().startswith("100.00") and "total" not in l]
+    tot = [l for l in lines if "total" in l]
+    for l in hdr + body[:15] + tot:
+        p(l)
+    p("```")
+    p()
+    if os.path.exists(scb):
+        bl = open(scb).read().splitlines()
+        bt = [l for l in bl if "total" in l]
+        if bt and tot:
+            p(f"For comparison, bwrap's total under `strace -f -c`: `{bt[0].split()[2]}` calls "
+              f"(pysbx: `{tot[0].split()[2]}`).")
+            p()
+if os.path.exists(st):
+    # Timeline: which program each pid runs, when it exec'd and exited.
+    prog = {}
+    events = []
+    slow = []
+    t0 = None
+    rx = re.compile(r"^(\d+)\s+(\d\d):(\d\d):(\d\d\.\d+)\s+(.*)$")
+    for line in open(st, encoding="utf-8", errors="replace"):
+        m = rx.match(line)
+        if not m:
+            continue
+        pid, hh, mm, ss, rest = m.groups()
+        t = int(hh) * 3600 + int(mm) * 60 + float(ss)
+        if t0 is None:
+            t0 = t
+        rel = (t - t0) * 1000
+        me = re.match(r'execve\("([^"]*)"', rest)
+        if me and "= 0" in rest.split("<")[0][-12:] or (me and rest.rstrip().endswith(">") and " = 0 " in rest):
+            prog[pid] = os.path.basename(me.group(1))
+            events.append((rel, pid, f"execve {os.path.basename(me.group(1))}"))
+        elif rest.startswith("+++ exited") or rest.startswith("+++ killed"):
+            events.append((rel, pid, rest.strip("+ ")))
+        mt = re.search(r"<(\d+\.\d+)>$", rest.rstrip())
+        if mt:
+            name = re.match(r"([a-z_0-9]+)\(", rest)
+            if name:
+                slow.append((float(mt.group(1)) * 1000, pid, prog.get(pid, "?"), short(rest[:110])))
+        ms_ = re.search(r"^(clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)", rest)
+        if ms_:
+            events.append((rel, pid, f"{ms_.group(1)} -> {ms_.group(2)}"))
+    p("`strace -f -T -tt`: the timeline (ms since the first syscall; each pid")
+    p("named by the program it runs):")
+    p()
+    p("| ms | pid | program | event |")
+    p("|---:|---|---|---|")
+    for rel, pid, ev in events:
+        p(f"| {rel:.2f} | {pid} | {prog.get(pid, '?')} | {ev} |")
+    p()
+    p("The 15 slowest single syscalls:")
+    p()
+    p("| ms | pid | program | call |")
+    p("|---:|---|---|---|")
+    for d, pid, pr, call in sorted(slow, reverse=True)[:15]:
+        call = call.replace("|", "\\|")
+        p(f"| {d:.3f} | {pid} | {pr} | `{call}` |")
+    p()
+
+an = os.path.join(HERE, "analysis.md")
+if os.path.exists(an):
+    p(open(an).read().rstrip())
+    p()
+print("\n".join(out))

@@ -1,0 +1,141 @@
+#!/bin/bash
+# Fuzz pysbx's parsers with libFuzzer (clang, glibc, ASan + UBSan).
+#
+#   scripts/fuzz.sh [--no-build] SECONDS [TARGET...]
+#                                   fuzz each target for SECONDS
+#   scripts/fuzz.sh --merge [TARGET...]
+#                                   fold new coverage into the repo corpus
+#
+# Targets are test/fuzz/*.c (all of them by default). Each one runs alone
+# (one core), from a working corpus build/fuzz/corpus/TARGET seeded with
+# test/fuzz/corpus/TARGET (plus policies/ for fuzz_policy, and the plans of
+# that corpus for fuzz_plan), so the repository's corpus only changes with
+# --merge. Crash, leak and timeout inputs go to build/fuzz/crashes/, logs to
+# build/fuzz/logs/. Exit status: 0 nothing found, 1 a target crashed (or
+# hung, or leaked), 100 usage, 111 the build failed.
+# See docs/FUZZING.md.
+set -u
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 111
+B=build/fuzz
+
+usage() {
+	echo "usage: scripts/fuzz.sh [--no-build] SECONDS [TARGET...]" \
+		"| --merge [TARGET...]" >&2
+	exit 100
+}
+
+build=1
+if [ "${1:-}" = --no-build ]; then	# use build/fuzz/* as they are
+	build=0
+	shift
+fi
+[ $# -ge 1 ] || usage
+mode=run
+if [ "$1" = --merge ]; then
+	mode=merge
+elif ! [[ "$1" =~ ^[1-9][0-9]*$ ]]; then
+	usage
+fi
+secs=$1
+shift
+
+all=$(cd test/fuzz && ls *.c 2>/dev/null | sed 's/\.c$//')
+targets=${*:-$all}
+for t in $targets; do
+	[ -f "test/fuzz/$t.c" ] ||
+		{ echo "fuzz.sh: no target test/fuzz/$t.c" >&2; exit 100; }
+done
+
+if [ $build = 1 ] && ! make -s fuzz; then
+	echo "fuzz.sh: fatal: unable to build the fuzz targets (make fuzz)" >&2
+	exit 111
+fi
+
+export PYSBX_FUZZ_POLICIES="$root/policies"
+# Leaks are findings too; abort on the first UBSan report so that it is
+# kept as a crash instead of scrolling by.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}"
+
+common=(-dict=test/fuzz/policy.dict -max_len=8192 -timeout=10
+	-rss_limit_mb=2048)
+
+mkdir -p "$B/logs"
+if [ "$mode" = merge ]; then
+	for t in $targets; do
+		[ -d "$B/corpus/$t" ] || continue
+		mkdir -p "test/fuzz/corpus/$t"
+		before=$(ls "test/fuzz/corpus/$t" | wc -l)
+		"$B/$t" -merge=1 "${common[@]}" "test/fuzz/corpus/$t" \
+			"$B/corpus/$t" >"$B/logs/$t.merge.log" 2>&1 ||
+			{ echo "fuzz.sh: merge of $t failed, see $B/logs/$t.merge.log" >&2; exit 1; }
+		after=$(ls "test/fuzz/corpus/$t" | wc -l)
+		echo "$t: test/fuzz/corpus/$t $before -> $after files"
+	done
+	exit 0
+fi
+
+mkdir -p "$B/crashes" "$B/logs"
+
+# The working corpora: the repository's seeds, the shipped policies, and
+# the plan text of every policy that parses (fuzz_policy writes it).
+seed() {
+	local t=$1 dir=$B/corpus/$1
+	mkdir -p "$dir"
+	[ -d "test/fuzz/corpus/$t" ] && cp -n test/fuzz/corpus/"$t"/* "$dir"/ 2>/dev/null
+	case $t in
+	fuzz_policy)
+		for f in policies/*; do
+			[ -f "$f" ] && cp "$f" "$dir/policies-$(basename "$f")"
+		done
+		;;
+	fuzz_plan)
+		seed fuzz_policy
+		find "$B/corpus/fuzz_policy" -type f -print0 |
+			PYSBX_FUZZ_PLAN_OUT="$dir" xargs -0 -r "$B/fuzz_policy" \
+				>/dev/null 2>&1
+		;;
+	esac
+}
+
+# "#12345 DONE cov: 1 ft: 2 corp: 3/4b ..." and -print_final_stats lines.
+field() { sed -n "s/^$2: *//p" "$1" | tail -1; }
+
+status=0
+summary=()
+for t in $targets; do
+	seed "$t"
+	log=$B/logs/$t.log
+	before=$(ls "$B/crashes" | wc -l)
+	echo "fuzz.sh: $t for ${secs}s (log: $log)"
+	nice -n 10 timeout -k 10 $((secs + 300)) "$B/$t" \
+		-max_total_time="$secs" "${common[@]}" -print_final_stats=1 \
+		-artifact_prefix="$B/crashes/$t-" "$B/corpus/$t" >"$log" 2>&1
+	rc=$?
+	after=$(ls "$B/crashes" | wc -l)
+	crashes=$((after - before))
+	execs=$(field "$log" stat::number_of_executed_units)
+	rate=$(field "$log" stat::average_exec_per_sec)
+	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+	cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+	ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+	corp=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <<<"$last")
+	if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then
+		crashes=1	# killed or died without an artifact: see the log
+	fi
+	[ "$crashes" -gt 0 ] && status=1
+	summary+=("$(printf '%-12s %6ss %12s %9s %8s %7s %6s %7s' "$t" "$secs" \
+		"${execs:-?}" "${rate:-?}" "$crashes" "${corp:-?}" "${cov:-?}" \
+		"${ft:-?}")")
+	if [ "$crashes" -gt 0 ]; then
+		echo "fuzz.sh: $t: FOUND $crashes (rc $rc); inputs in $B/crashes/:" >&2
+		grep -E 'ERROR|SUMMARY|fuzz_[a-z]+: ' "$log" | head -5 >&2
+	fi
+done
+
+printf '%-12s %7s %12s %9s %8s %7s %6s %7s\n' target time execs exec/s \
+	crashes corpus cov ft
+printf '%s\n' "${summary[@]}"
+exit $status

@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# pysbx-clean, the lifecycle guard: exit status, timeout (TERM, grace,
+# KILL), signal forwarding, tree kill, scratch directories, sweep, JSON
+# status records. Standalone over plain programs; the chain tests at the
+# end need build/bin/pysbx-mount (and its siblings) and SKIP without them.
+#
+# No assertion is about how long something took: waits poll for an
+# outcome with a generous bound, and "stops growing" compares a file's
+# size across a pause.
+set -u
+
+BIN=${PYSBX_BIN:?}
+CLEAN=$BIN/pysbx-clean
+T=$(mktemp -d "${HOME:-/tmp}/clean-test.XXXXXX") || exit 111
+chmod 0700 "$T"
+trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	local l
+	for l in "$@"; do echo "#   $l"; done
+}
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# check DESC COMMAND...: one assertion.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc" "failed: $*"; fi
+}
+# wait_for COMMAND...: poll (up to ~10 s) until COMMAND succeeds.
+wait_for() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+size() { stat -c %s "$1" 2>/dev/null || echo -1; }
+# stopped_growing FILE: FILE grew at all, then not during a pause.
+stopped_growing() {
+	local a b
+	[[ -s $1 ]] || return 1
+	a=$(size "$1")
+	sleep 0.4
+	b=$(size "$1")
+	[[ $a == "$b" ]]
+}
+grows() {
+	local a
+	a=$(size "$1")
+	wait_for test "$(size "$1")" -gt "$a"
+}
+gone() { ! kill -0 "$1" 2>/dev/null; }
+# json FILE EXPR: evaluate a python expression over the list of records
+# in FILE (r = the list; ex = the exit record); prints the value.
+json() {
+	python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ex = [x for x in r if x.get("event") == "exit"]
+ex = ex[-1] if ex else {}
+print(eval(sys.argv[2]))' "$1" "$2" 2>&1
+}
+# is FILE EXPR WANT: json FILE EXPR prints WANT.
+is() {
+	local got
+	got=$(json "$1" "$2")
+	[[ $got == "$3" ]] || { echo "# $2: got '$got', want '$3'" >&2; return 1; }
+}
+
+# A daemon that leaves the target's session and process group and
+# appends to $1 forever.
+DAEMON='setsid bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" </dev/null >/dev/null 2>&1 &'
+
+echo "1..40"
+
+# --- exit status -------------------------------------------------------
+
+"$CLEAN" bash -c 'exit 7'
+check "the target's exit code is the guard's (7)" test $? = 7
+
+"$CLEAN" bash -c 'kill -USR1 $$'
+check "a target killed by SIGUSR1 gives 128+10" test $? = 138
+
+"$CLEAN" "$T/no-such-program" 2>"$T/err"
+rc=$?
+check "a missing program gives 127" test $rc = 127
+check "... with the message naming it" \
+	grep -qx "pysbx-clean: fatal: unable to find $T/no-such-program: No such file or directory" "$T/err"
+
+"$CLEAN" -t 5 true 2>"$T/err"
+rc=$?
+check "-t without a unit is a usage error (100)" test $rc = 100
+check "... that says which units" grep -q "pysbx-clean: fatal: -t '5' is not a duration (use e.g. 500ms, 30s, 5m, 1h or none)" "$T/err"
+
+"$CLEAN" 2>/dev/null
+check "no program is a usage error (100)" test $? = 100
+
+# --- timeout -------------------------------------------------------------
+
+"$CLEAN" --status-fd 3 -t 300ms -k 200ms \
+	bash -c 'trap "" TERM; while :; do sleep 0.05; done' 3>"$T/st"
+check "a target ignoring SIGTERM is killed after the grace period (124)" test $? = 124
+check "... status record: timeout true, SIGKILL, stage target" \
+	is "$T/st" '(ex["timeout"], ex["signal"], ex["stage"], ex["code"])' \
+	"(True, 9, 'target', 124)"
+
+"$CLEAN" -t 300ms -k 200ms bash -c 'kill -STOP $$; exit 3'
+check "a target that stopped itself is still ended by the timeout (124)" test $? = 124
+
+"$CLEAN" --status-fd 3 -t 300ms bash -c 'trap "exit 0" TERM; while :; do sleep 0.05; done' 3>"$T/st"
+check "a timeout is 124 even when the target exits 0 on SIGTERM" test $? = 124
+check "... and the status record says SIGTERM was not fatal (signal 0)" \
+	is "$T/st" '(ex["timeout"], ex["signal"])' "(True, 0)"
+
+"$CLEAN" -t none bash -c 'exit 0'
+check "-t none runs without a deadline" test $? = 0
+
+# --- the tree kill -------------------------------------------------------
+
+f=$T/daemon-exit
+"$CLEAN" bash -c "$DAEMON"' sleep 0.3; exit 0' "$f"
+check "a setsid'd daemon stops writing when the target exits" stopped_growing "$f"
+
+f=$T/daemon-timeout
+"$CLEAN" -t 500ms bash -c "$DAEMON"' while :; do sleep 0.05; done' "$f"
+rc=$?
+check "a setsid'd daemon stops writing when the timeout fires" stopped_growing "$f"
+check "... and the timeout is reported (124)" test $rc = 124
+
+f=$T/double-fork
+"$CLEAN" bash -c '(bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" </dev/null >/dev/null 2>&1 &); sleep 0.3' "$f"
+check "a double-forked orphan (reparented to the guard) is killed" stopped_growing "$f"
+
+# --- signals -------------------------------------------------------------
+
+# Job control: the guard gets its own process group, as from an
+# interactive shell, and SIGINT is not ignored.
+set -m
+c=$T/intcount go=$T/go ready=$T/ready
+"$CLEAN" bash -c 'n=0; trap "n=\$((n + 1))" INT; : >"$2";
+	while [ ! -e "$1" ]; do sleep 0.05; done; echo $n >"$3"' x "$go" "$ready" "$c" &
+g=$!
+set +m
+wait_for test -e "$ready"
+kill -INT -- "-$g"
+touch "$go"
+wait "$g"
+check "SIGINT to the guard's process group reaches the target exactly once" \
+	test "$(cat "$c" 2>/dev/null)" = 1
+
+"$CLEAN" --status-fd 3 bash -c 'trap "echo term >\"\$0\"; exit 5" TERM; : >"$1"; while :; do sleep 0.05; done' \
+	"$T/term" "$T/ready2" 3>"$T/st" &
+g=$!
+wait_for test -e "$T/ready2"
+kill -TERM "$g"
+wait "$g"
+rc=$?
+check "SIGTERM to the guard stops the target (its TERM handler exits 5)" \
+	test "$rc:$(cat "$T/term" 2>/dev/null)" = "5:term"
+check "... and the status record has no timeout" is "$T/st" 'ex["timeout"]' False
+
+"$CLEAN" bash -c ': >"$1"; trap "echo hup >>\"\$0\"" HUP; trap "echo usr2 >>\"\$0\"; exit 0" USR2;
+	while :; do sleep 0.05; done' "$T/hup" "$T/ready3" &
+g=$!
+wait_for test -e "$T/ready3"
+kill -HUP "$g"
+wait_for grep -q hup "$T/hup"
+kill -USR2 "$g"
+wait "$g"
+check "SIGHUP and SIGUSR2 are forwarded to the target" \
+	test "$(tr '\n' ' ' <"$T/hup" 2>/dev/null)" = "hup usr2 "
+
+f=$T/direct
+"$CLEAN" bash -c 'while :; do echo x >>"$0"; sleep 0.05; done' "$f" &
+g=$!
+grows "$f"
+kill -KILL "$g"
+wait "$g" 2>/dev/null
+check "SIGKILL of the guard kills its direct child (parent-death signal)" stopped_growing "$f"
+
+f=$T/dwp
+bash -c '"$0" --die-with-parent bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" & sleep 0.3; kill -KILL $$' \
+	"$CLEAN" "$f" 2>/dev/null
+check "--die-with-parent: the caller's death stops the sandbox" stopped_growing "$f"
+
+"$CLEAN" bash -c 'while :; do sleep 0.05; done' &
+g=$!
+sleep 0.2
+cpu() { awk '{ print $14 + $15 }' "/proc/$g/stat"; }
+a=$(cpu)
+sleep 0.5
+b=$(cpu)
+kill -TERM "$g"
+wait "$g"
+check "the guard uses no CPU while the target runs ($a -> $b ticks)" test "$a" = "$b"
+
+# --- fds -----------------------------------------------------------------
+
+"$CLEAN" --status-fd 3 bash -c 'cd /proc/$$/fd && echo *' 3>/dev/null 5>"$T/five" >"$T/fds"
+check "the target gets the caller's fds, not the guard's (0 1 2 5)" \
+	test "$(cat "$T/fds")" = "0 1 2 5"
+
+# --- scratch -------------------------------------------------------------
+
+P=$T/parent
+mkdir -m 0700 "$P"
+"$CLEAN" --scratch-parent "$P" bash -c 'stat -c "%a %U %n" "$SCRATCH"; echo data >"$SCRATCH/f"' >"$T/out"
+read -r mode owner path <"$T/out"
+check "scratch: a fresh 0700 directory of the caller, pysbx-<16 hex>" \
+	test "$mode:$owner" = "700:$(id -un 2>/dev/null || id -u)" -a \
+	-n "$(basename "$path" | grep -x 'pysbx-[0-9a-f]\{16\}')"
+check "... removed with its contents and lock when the run ends" \
+	test -z "$(ls -A "$P")"
+
+H=$T/host
+mkdir "$H" && echo keep >"$H/file"
+"$CLEAN" --scratch-parent "$P" bash -c 'ln -s "$1" "$SCRATCH/link"; mkdir -p "$SCRATCH/a/b";
+	ln -s "$1/file" "$SCRATCH/a/b/flink"; ln -s .. "$SCRATCH/a/up"; chmod 0500 "$SCRATCH/a/b"' x "$H"
+check "symlinks planted in scratch leave the host directory intact" \
+	test "$(cat "$H/file" 2>/dev/null)" = keep -a -z "$(ls -A "$P")"
+
+mkdir -m 0777 "$T/open"
+"$CLEAN" --status-fd 3 --scratch-parent "$T/open" true 2>"$T/err" 3>"$T/st"
+rc=$?
+check "a scratch parent writable by others (not sticky) is refused (100)" \
+	test $rc = 100 -a -z "$(ls -A "$T/open")"
+check "... status record: stage clean, code 100, the reason" \
+	is "$T/st" '(ex["stage"], ex["code"], ex["error"].endswith("is writable by group or others (and not sticky)"))' \
+	"('clean', 100, True)"
+
+# A guard killed by SIGKILL leaves its scratch; --sweep removes that one
+# only, never a live guard's.
+"$CLEAN" --scratch-parent "$P" bash -c 'echo "$SCRATCH" >"$0"; sleep 100' "$T/live" &
+live=$!
+"$CLEAN" --scratch-parent "$P" bash -c 'echo "$SCRATCH" >"$0"; sleep 100' "$T/dead" &
+dead=$!
+wait_for test -s "$T/live" -a -s "$T/dead"
+kill -KILL "$dead"
+wait "$dead" 2>/dev/null
+check "a SIGKILLed guard leaves its scratch directory" test -d "$(cat "$T/dead")"
+"$CLEAN" --sweep "$P" >"$T/swept"
+check "--sweep removes the dead guard's scratch and reports it" \
+	test ! -e "$(cat "$T/dead")" -a ! -e "$(cat "$T/dead").lock" -a "$(cat "$T/swept")" = "$(cat "$T/dead")"
+check "--sweep leaves a live guard's scratch alone" test -d "$(cat "$T/live")"
+kill -TERM "$live"
+wait "$live"
+check "... which its guard removes at the end" test -z "$(ls -A "$P")"
+
+cat >"$T/adopt.policy" <<EOF
+scratch adopt $T/keep
+timeout 300ms kill-after 100ms
+EOF
+mkdir -m 0700 "$T/keep"
+"$CLEAN" -p "$T/adopt.policy" bash -c 'echo "$SCRATCH" >"$0"; echo x >"$1/f"; sleep 100' "$T/adopted" "$T/keep"
+rc=$?
+check "a policy's timeout applies (124) and 'scratch adopt' leaves the directory" \
+	test "$rc:$(cat "$T/keep/f" 2>/dev/null)" = "124:x"
+check "... adopt exports SCRATCH standalone" test "$(cat "$T/adopted")" = "$T/keep"
+
+"$CLEAN" -p "$T/adopt.policy" -t none bash -c 'exit 0'
+check "-t none overrides the policy's timeout" test $? = 0
+
+# A mount planted inside scratch, seen by the guard: possible only in a
+# mount namespace of our own (unshare -Urm), where the guard runs too.
+if unshare -Urm true 2>/dev/null; then
+	unshare -Urm bash -c '"$0" --status-fd 3 --scratch-parent "$1" bash -c "mkdir \"\$SCRATCH/m\" && mount --bind \"\$0\" \"\$SCRATCH/m\"" "$2" 3>"$3" 2>/dev/null' \
+		"$CLEAN" "$P" "$H" "$T/st"
+	check "a bind mount inside scratch: the host directory behind it is intact" \
+		test "$(cat "$H/file" 2>/dev/null)" = keep
+	check "... the status record names what was left" \
+		is "$T/st" '("m" in ex.get("scratch_error", ""), ex["code"])' "(True, 0)"
+	"$CLEAN" --sweep "$P" >/dev/null
+	check "... and a sweep (the mount gone with its namespace) finishes" \
+		test -z "$(ls -A "$P")" -a "$(cat "$H/file")" = keep
+else
+	skip "unprivileged user namespaces are not available (bind mount trap)"
+	skip "unprivileged user namespaces are not available"
+	skip "unprivileged user namespaces are not available"
+fi
+
+# --- JSON status records ---------------------------------------------------
+
+"$CLEAN" --status-fd 3 bash -c 'echo $$ >"$0"; exit 3' "$T/pid" 3>"$T/st"
+check "status: started with the target's pid, then exit code 3, no signal" \
+	is "$T/st" '(r[0], ex["stage"], ex["code"], ex["signal"], ex["timeout"], ex["error"], all(type(ex[k]) is int for k in ("wall_ms","user_ms","sys_ms","max_rss_kb")))' \
+	"({'event': 'started', 'pid': $(cat "$T/pid")}, 'target', 3, 0, False, None, True)"
+
+"$CLEAN" --status-fd 3 bash -c 'kill -KILL $$' 3>"$T/st"
+check "status: a target killed by SIGKILL: code 137, signal 9" \
+	is "$T/st" '(ex["code"], ex["signal"], ex["timeout"])' "(137, 9, False)"
+
+"$CLEAN" --status-fd 3 "$T/no-such-program" 3>"$T/st" 2>/dev/null
+check "status: a program not found: no started record, stage clean, code 127, ENOENT" \
+	is "$T/st" '(len(r), ex["stage"], ex["code"], ex["errno"], "no-such-program" in ex["error"])' \
+	"(1, 'clean', 127, 2, True)"
+
+printf 'limt nofile 1\n' >"$T/bad.policy"
+"$CLEAN" --status-fd 3 -p "$T/bad.policy" true 3>"$T/st" 2>/dev/null
+check "status: an invalid policy: stage clean, code 100" \
+	is "$T/st" '(ex["stage"], ex["code"])' "('clean', 100)"
+
+# --- the chain (needs pysbx-mount, pysbx-exec, pysbx-seccomp) ----------------
+
+MOUNT=$BIN/pysbx-mount
+if [[ ! -x $MOUNT || ! -x $BIN/pysbx-exec ]]; then
+	why="$MOUNT or pysbx-exec is not built yet"
+	for _ in 1 2 3; do skip "chain: $why"; done
+elif ! unshare -Urm true 2>/dev/null; then
+	for _ in 1 2 3; do skip "chain: unprivileged user namespaces are not available"; done
+else
+	cat >"$T/chain.policy" <<EOF
+unshare user mount pid ipc uts net
+ro-bind /usr /usr
+symlink usr/bin /bin
+symlink usr/lib /lib
+ro-bind-try /usr/lib64 /lib64
+proc /proc
+dev /dev
+tmpfs /tmp
+bind $T /out
+EOF
+	f=$T/chain-daemon
+	"$CLEAN" --status-fd 3 -p "$T/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
+		bash -c 'setsid bash -c "while :; do echo x >>/out/chain-daemon; sleep 0.05; done" </dev/null >/dev/null 2>&1 & sleep 0.3; exit 4' \
+		3>"$T/st"
+	rc=$?
+	check "chain: the target's code (4) comes back and its setsid'd daemon stops" \
+		test $rc = 4 && stopped_growing "$f"
+	check "chain: started carries pid 1's host pid, exit the target's stage" \
+		is "$T/st" '(r[0]["event"], r[0]["pid"] > 0, ex["stage"], ex["code"])' "('started', True, 'target', 4)"
+	f=$T/chain-kill
+	"$CLEAN" -p "$T/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
+		bash -c 'setsid bash -c "while :; do echo x >>/out/chain-kill; sleep 0.05; done" </dev/null >/dev/null 2>&1 & sleep 100' &
+	g=$!
+	grows "$f"
+	kill -KILL "$g"
+	wait "$g" 2>/dev/null
+	check "chain: SIGKILL of the guard kills the sandbox's setsid'd daemon" stopped_growing "$f"
+fi

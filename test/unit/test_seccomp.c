@@ -1,0 +1,365 @@
+/* The seccomp compiler and lint: what each rule set compiles to (rules,
+ * added bypass routes, masked compares, the foreign-ABI kill in the BPF),
+ * the exact diagnostics, and the shipped policies' filters (instruction
+ * counts and compile times are printed as diagnostics, never asserted). */
+#include <dirent.h>
+#include <stdint.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+
+#include "seccomp/compile.h"
+#include "seccomp/lint.h"
+#include "tap.h"
+
+static struct plan p;
+static struct sc_filter f;
+static struct diag d;
+static char listing[65536];
+
+/* Parse text as t.policy into p; bail out on a parse error. */
+static void parse(const char *text)
+{
+	struct vars v = { 0 };
+	struct perr e;
+
+	plan_free(&p);
+	plan_init(&p);
+	if (policy_parse_buf(&p, "t.policy", text, strlen(text), &v,
+			     PARSE_NO_SCRATCH, &e) < 0)
+		bail_out("parse: %s", e.n ? e.msg[0] : "?");
+}
+
+/* Compile text; 0 or -1 (d holds the failure). The listing is kept. */
+static int compile(const char *text, unsigned flags)
+{
+	int fd;
+	ssize_t r;
+
+	parse(text);
+	sc_filter_free(&f);
+	d = (struct diag)DIAG_INIT("t", "seccomp");
+	if (sc_compile(&d, &p, flags, &f) < 0)
+		return -1;
+	fd = memfd_create("list", 0);
+	listing[0] = '\0';
+	if (fd >= 0 && sc_list(&d, &f, fd) == 0) {
+		r = pread(fd, listing, sizeof(listing) - 1, 0);
+		listing[r > 0 ? r : 0] = '\0';
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static int has(const char *needle)
+{
+	if (strstr(listing, needle))
+		return 1;
+	diag("listing lacks '%s'", needle);
+	return 0;
+}
+
+static size_t insns(void)
+{
+	struct sock_filter *b;
+	size_t n = 0;
+
+	if (sc_filter_bpf(&d, &f, &b, &n) == 0)
+		free(b);
+	return n;
+}
+
+static void compiler(void)
+{
+	ok(compile("seccomp default allow\nseccomp allow read\n", 0) == 0 &&
+		   f.rules == 0 && f.skipped == 1,
+	   "a rule equal to the default is skipped, not refused");
+	ok(compile("seccomp deny socket\n", 0) == 0 && f.added == 3,
+	   "socket denied: three io_uring rules are added");
+	is_str(f.notes[0],
+	       "io_uring_setup: ERRNO(EPERM) (socket is denied, t.policy:1:14)",
+	       "the added route names its reason and position");
+	ok(f.skipped == 1, "socketcall (i386 only) is skipped on x86_64");
+	ok(compile("seccomp errno=EACCES socket if arg0!=AF_UNIX\n", 0) == 0 &&
+		   has("if ($syscall == 425)\n    action ERRNO(13);"),
+	   "a conditional socket denial also closes io_uring, with its errno");
+	ok(compile("seccomp deny socket\nseccomp allow io_uring_setup\n", 0) ==
+			   0 && f.added == 2,
+	   "a rule for io_uring_setup keeps the policy's word for it");
+	ok(compile("seccomp deny @namespaces\n", 0) == 0 && f.added == 1 &&
+		   has("# added: clone3: ERRNO(ENOSYS) (clone is filtered"),
+	   "clone flags filtered: clone3 gets ENOSYS");
+	ok(compile("seccomp deny @namespaces\nseccomp kill clone3\n", 0) == 0 &&
+		   f.added == 0,
+	   "a clone3 rule of the policy wins over the added ENOSYS");
+	ok(compile("seccomp default errno=EPERM\nseccomp allow execve\n", 0) ==
+			   0 && has("# added: clone3: ERRNO(ENOSYS) (not allowed "
+				    "by default"),
+	   "a refusing default: clone3 gets ENOSYS so that glibc falls back");
+	ok(compile("seccomp deny ioctl if arg1==TIOCSTI\n", 0) == 0 &&
+		   has("if ($a1.hi32 & 0x00000000 == 0)\n"
+		       "      if ($a1.lo32 & 0xffffffff == 21522)"),
+	   "ioctl arg1==V compares the low 32 bits only");
+	ok(compile("seccomp deny ioctl if arg1&0x1ffffffff==TIOCSTI\n", 0) ==
+			   0 && has("if ($a1.hi32 & 0x00000000 == 0)"),
+	   "ioctl arg1's mask is cut to 32 bits");
+	ok(compile("seccomp deny clone if arg0==0x100000000\n", 0) == 0 &&
+		   has("if ($a0.hi32 == 1)"),
+	   "clone's 64-bit flags are compared in full");
+	ok(compile("seccomp default kill\nseccomp deny socket\nseccomp audit\n",
+		   0) == 0 &&
+		   has("# foreign ABIs (i386 int 0x80, x32 nr|0x40000000): LOG") &&
+		   has("action LOG;\n# invalid") && has("AUDIT MODE") &&
+		   !strstr(listing, "ERRNO"),
+	   "audit: default, rules and foreign ABIs all log");
+	ok(compile("seccomp deny socket\n", SC_COMPILE_AUDIT) == 0 && f.audit &&
+		   !strstr(listing, "ERRNO"),
+	   "SC_COMPILE_AUDIT (--log) does the same");
+	is_int(compile("seccomp deny fcntl if arg1>1 arg1<5\n", 0), -1,
+	       "libseccomp's refusal is an error");
+	is_str(d.msg, "t.policy:1:14: libseccomp refused the rule "
+		      "'ERRNO(EPERM) fcntl' with its conditions",
+	       "... naming the rule's position");
+	is_int(d.code, 100, "... exit 100");
+}
+
+/* The foreign-ABI checks, read from the BPF itself. */
+static void bpf(void)
+{
+	struct sock_filter *b;
+	size_t n = 0;
+	int arch = 0, x32 = 0, kill = 0;
+
+	compile("seccomp deny socket\n", 0);
+	if (sc_filter_bpf(&d, &f, &b, &n) < 0)
+		bail_out("bpf: %s", d.msg);
+	for (size_t i = 0; i < n; i++) {
+		if (b[i].code == (BPF_JMP | BPF_JEQ | BPF_K) &&
+		    b[i].k == AUDIT_ARCH_X86_64)
+			arch = 1;
+		if (b[i].code == (BPF_JMP | BPF_JGE | BPF_K) &&
+		    b[i].k == 0x40000000)
+			x32 = 1;
+		if (b[i].code == (BPF_RET | BPF_K) &&
+		    b[i].k == SECCOMP_RET_KILL_PROCESS)
+			kill = 1;
+	}
+	free(b);
+	ok(arch, "the BPF checks the architecture is x86_64");
+	ok(x32, "the BPF checks nr >= 0x40000000 (x32)");
+	ok(kill, "the BPF returns KILL_PROCESS (not KILL_THREAD)");
+	ok(compile("", 0) == 0 && has("KILL_PROCESS"),
+	   "an empty rule set still kills foreign ABIs");
+}
+
+static const char *lint1(const char *text)
+{
+	static char out[600];
+	struct sc_warning w[4];
+	size_t n;
+
+	parse(text);
+	n = sc_lint(&p, w, 4);
+	if (!n)
+		return "none";
+	snprintf(out, sizeof(out), "%s:%u:%u: %s%s", w[0].pos.file,
+		 w[0].pos.line, w[0].pos.col, w[0].msg, n > 1 ? " (+more)" : "");
+	return out;
+}
+
+static void lint(void)
+{
+	is_str(lint1("seccomp deny socket\nseccomp allow io_uring_setup\n"),
+	       "t.policy:2:15: 'io_uring_setup' is allowed while socket is "
+	       "denied at t.policy:1: io_uring creates sockets without calling "
+	       "socket(2); deny it too (@io-uring)",
+	       "lint: io_uring allowed while socket is denied");
+	is_str(lint1("seccomp default errno=EPERM\nseccomp allow execve "
+		     "io_uring_setup\n"),
+	       "t.policy:2:22: 'io_uring_setup' is allowed while socket is "
+	       "denied at t.policy:1: io_uring creates sockets without calling "
+	       "socket(2); deny it too (@io-uring)",
+	       "lint: ... also when the default denies socket");
+	is_str(lint1("seccomp deny @namespaces\nseccomp allow clone3\n"),
+	       "t.policy:2:15: 'clone3' is allowed while clone is filtered at "
+	       "t.policy:1: clone3 passes its flags in memory seccomp cannot "
+	       "read; use 'seccomp errno=ENOSYS clone3' (glibc then falls back "
+	       "to clone)",
+	       "lint: clone3 allowed while clone's flags are filtered");
+	is_str(lint1("seccomp kill ioctl\nseccomp deny ioctl if arg1==1\n"),
+	       "t.policy:2:14: this conditional rule on 'ioctl' never applies: "
+	       "the unconditional rule at t.policy:1:14 decides every call",
+	       "lint: a conditional rule shadowed by an unconditional one");
+	is_str(lint1("seccomp allow ioctl\nseccomp deny ioctl if arg1==1\n"),
+	       "none", "lint: ... not when the unconditional rule is the default");
+	is_str(lint1("seccomp default kill\nseccomp allow execve\n"
+		     "seccomp allow ioctl if arg1!=0x5412\n"),
+	       "t.policy:3:15: 'arg1!=21522' compares all 64 bits of an "
+	       "argument of 'ioctl' the kernel reads as a 32-bit int: a caller "
+	       "can set the high bits to get past this rule; use == or "
+	       "arg1&0xffffffff==VALUE",
+	       "lint: a permissive != on a 32-bit argument");
+	is_str(lint1("seccomp deny socket if arg0!=AF_UNIX\n"), "none",
+	       "lint: a denying != fails closed: no warning");
+	is_str(lint1("seccomp default errno=EPERM\nseccomp allow read\n"),
+	       "t.policy:1:9: the default action refuses execve and no rule "
+	       "allows it: the target cannot be started ('seccomp allow "
+	       "execve')",
+	       "lint: a default that refuses execve");
+	is_str(lint1("seccomp deny socket\nseccomp audit\n"),
+	       "t.policy:2:9: 'seccomp audit' is on: the filter only logs, it "
+	       "denies nothing",
+	       "lint: audit left on");
+}
+
+/* Run the BPF on a syscall with zero arguments; instructions executed, or
+ * 0 for an instruction this small interpreter does not know. */
+static size_t run_bpf(const struct sock_filter *b, size_t n, uint32_t nr)
+{
+	uint32_t data[16] = { nr, AUDIT_ARCH_X86_64 }, a = 0, mem[16] = { 0 };
+	size_t pc = 0, steps = 0;
+
+	while (pc < n) {
+		const struct sock_filter *i = &b[pc++];
+		int jmp = -1;
+
+		steps++;
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			a = i->k / 4 < 16 ? data[i->k / 4] : 0;
+			break;
+		case BPF_LD | BPF_MEM: a = mem[i->k & 15]; break;
+		case BPF_ST: mem[i->k & 15] = a; break;
+		case BPF_ALU | BPF_AND | BPF_K: a &= i->k; break;
+		case BPF_JMP | BPF_JA: pc += i->k; break;
+		case BPF_JMP | BPF_JEQ | BPF_K: jmp = a == i->k; break;
+		case BPF_JMP | BPF_JGT | BPF_K: jmp = a > i->k; break;
+		case BPF_JMP | BPF_JGE | BPF_K: jmp = a >= i->k; break;
+		case BPF_JMP | BPF_JSET | BPF_K: jmp = (a & i->k) != 0; break;
+		case BPF_RET | BPF_K: return steps;
+		default: return 0;
+		}
+		if (jmp >= 0)
+			pc += jmp ? i->jt : i->jf;
+	}
+	return 0;
+}
+
+/* The longest path through the filter over syscalls 0..511. */
+static size_t worst_path(void)
+{
+	struct sock_filter *b;
+	size_t n = 0, worst = 0;
+
+	if (sc_filter_bpf(&d, &f, &b, &n) < 0)
+		return 0;
+	for (uint32_t nr = 0; nr < 512; nr++) {
+		size_t s = run_bpf(b, n, nr);
+
+		if (!s) {
+			worst = 0;
+			break;
+		}
+		if (s > worst)
+			worst = s;
+	}
+	free(b);
+	return worst;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Compile (and generate BPF) `rounds` times; the mean in microseconds. */
+static double time_compile(unsigned flags, int rounds)
+{
+	double t0 = now_us();
+
+	for (int i = 0; i < rounds; i++) {
+		sc_filter_free(&f);
+		if (sc_compile(&d, &p, flags, &f) < 0)
+			return -1;
+		insns();
+	}
+	return (now_us() - t0) / rounds;
+}
+
+static void shipped(void)
+{
+	const char *td = getenv("PYSBX_TESTDIR");
+	char dir[4096], path[8192];
+	struct dirent *de;
+	DIR *dp;
+	int seen = 0;
+
+	snprintf(dir, sizeof(dir), "%s/../policies", td ? td : "test");
+	dp = opendir(dir);
+	if (!dp) {
+		skip(1, "no policies directory at %s", dir);
+		return;
+	}
+	while ((de = readdir(dp))) {
+		struct vars v = { 0 };
+		struct perr e;
+		struct sc_warning w[4];
+		size_t len = strlen(de->d_name), lin, tree, lpath, tpath;
+		char err[64];
+		double tl, tt;
+
+		if (len < 8 || strcmp(de->d_name + len - 7, ".policy"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		vars_add_arg(&v, "WORKSPACE=/tmp", err, sizeof(err));
+		vars_add_arg(&v, "PROG=/bin/true", err, sizeof(err));
+		plan_free(&p);
+		plan_init(&p);
+		if (policy_parse_file(&p, path, &v, PARSE_NO_SCRATCH, &e) < 0) {
+			ok(0, "%s parses: %s", de->d_name, e.n ? e.msg[0] : "");
+			continue;
+		}
+		tl = time_compile(SC_COMPILE_NO_TREE, 20);
+		lin = insns();
+		lpath = worst_path();
+		tt = time_compile(SC_COMPILE_TREE, 20);
+		tree = insns();
+		tpath = worst_path();
+		sc_filter_free(&f);
+		ok(sc_compile(&d, &p, 0, &f) == 0 && insns() > 0 &&
+			   insns() <= SC_BPF_MAX_INSNS,
+		   "%s compiles within the kernel's limit", de->d_name);
+		diag("%s: %u syscalls; linear: %zu insns, longest path %zu, "
+		     "%.0f us; binary tree: %zu insns, longest path %zu, "
+		     "%.0f us; chosen: %s", de->d_name, f.syscalls, lin, lpath,
+		     tl, tree, tpath, tt, f.tree ? "tree" : "linear");
+		is_int((long long)sc_lint(&p, w, 4), 0,
+		       "%s has no seccomp lint warning", de->d_name);
+		seen++;
+	}
+	closedir(dp);
+	ok(seen > 0, "found the shipped policies (%d)", seen);
+}
+
+int main(void)
+{
+	plan_init(&p);
+	compiler();
+	bpf();
+	lint();
+	shipped();
+	sc_filter_free(&f);
+	plan_free(&p);
+	return done_testing();
+}
