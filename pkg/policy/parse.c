@@ -91,9 +91,12 @@ int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen)
 				 v->name[i]);
 			return -1;
 		}
-	if (v->n >= PLAN_MAX_VARS) {
+	/* Room for the built-ins UID, GID, HOME and SCRATCH (builtins()):
+	 * past it a -D would be silently dropped, or ${SCRATCH} left as the
+	 * placeholder. */
+	if (v->n >= PLAN_MAX_VARS - 4) {
 		snprintf(err, errlen, "too many -D variables (max %d)",
-			 PLAN_MAX_VARS);
+			 PLAN_MAX_VARS - 4);
 		return -1;
 	}
 	name = strndup(arg, (size_t)(eq - arg));
@@ -340,7 +343,7 @@ static void builtins(struct vars *all, const struct vars *v)
 	if (home && home[0] == '/')
 		vars_set(all, "HOME", home);
 	/* -D wins over built-ins: it is the caller's explicit word. The
-	 * total fits: -D is capped at PLAN_MAX_VARS - 3 by the callers. */
+	 * total fits: -D is capped at PLAN_MAX_VARS - 4 by vars_add_arg. */
 	for (size_t i = 0; v && i < v->n; i++)
 		vars_set(all, v->name[i], v->value[i]);
 }
@@ -412,7 +415,14 @@ static int parse_common(struct plan *p, const char *name, const char *buf,
 			free(dir);
 			return -1;
 		}
-		vars_set(&all, "SCRATCH", dir);
+		if (vars_set(&all, "SCRATCH", dir) < 0) {
+			free(dir);
+			e->total++;
+			snprintf(e->msg[e->n++], sizeof(e->msg[0]),
+				 "%s:1:1: error: too many variables to define "
+				 "${SCRATCH}", name);
+			return -1;
+		}
 		r = parse_pass(p, name, buf, len, &all, flags, e);
 		free(dir);
 		/* strings were copied into the arena by the lexer */

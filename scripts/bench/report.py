@@ -425,6 +425,7 @@ if os.path.exists(sc):
 if os.path.exists(st):
     # Timeline: which program each pid runs, when it exec'd and exited.
     prog = {}
+    pending = {}
     events = []
     slow = []
     t0 = None
@@ -439,9 +440,16 @@ if os.path.exists(st):
             t0 = t
         rel = (t - t0) * 1000
         me = re.match(r'execve\("([^"]*)"', rest)
-        if me and "= 0" in rest.split("<")[0][-12:] or (me and rest.rstrip().endswith(">") and " = 0 " in rest):
-            prog[pid] = os.path.basename(me.group(1))
-            events.append((rel, pid, f"execve {os.path.basename(me.group(1))}"))
+        path = None
+        if me and "<unfinished" in rest:
+            pending[pid] = me.group(1)
+        elif me and re.search(r"\) = 0( <|$)", rest):
+            path = me.group(1)
+        elif rest.startswith("<... execve resumed>") and re.search(r"\) = 0( <|$)", rest):
+            path = pending.pop(pid, "?")
+        if path:
+            prog[pid] = os.path.basename(path)
+            events.append((rel, pid, f"execve {os.path.basename(path)}"))
         elif rest.startswith("+++ exited") or rest.startswith("+++ killed"):
             events.append((rel, pid, rest.strip("+ ")))
         mt = re.search(r"<(\d+\.\d+)>$", rest.rstrip())

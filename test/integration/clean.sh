@@ -113,7 +113,7 @@ check "... status record: timeout true, SIGKILL, stage target" \
 "$CLEAN" -t 300ms -k 200ms bash -c 'kill -STOP $$; exit 3'
 check "a target that stopped itself is still ended by the timeout (124)" test $? = 124
 
-"$CLEAN" --status-fd 3 -t 300ms bash -c 'trap "exit 0" TERM; while :; do sleep 0.05; done' 3>"$T/st"
+"$CLEAN" --status-fd 3 -t 300ms bash -c 'trap "exit 0" TERM; while :; do sleep 0.05; done' 3>"$T/st" 2>/dev/null
 check "a timeout is 124 even when the target exits 0 on SIGTERM" test $? = 124
 check "... and the status record says SIGTERM was not fatal (signal 0)" \
 	is "$T/st" '(ex["timeout"], ex["signal"])' "(True, 0)"
@@ -124,17 +124,17 @@ check "-t none runs without a deadline" test $? = 0
 # --- the tree kill -------------------------------------------------------
 
 f=$T/daemon-exit
-"$CLEAN" bash -c "$DAEMON"' sleep 0.3; exit 0' "$f"
+"$CLEAN" bash -c "$DAEMON"' sleep 0.3; exit 0' x "$f"
 check "a setsid'd daemon stops writing when the target exits" stopped_growing "$f"
 
 f=$T/daemon-timeout
-"$CLEAN" -t 500ms bash -c "$DAEMON"' while :; do sleep 0.05; done' "$f"
+"$CLEAN" -t 500ms bash -c "$DAEMON"' while :; do sleep 0.05; done' x "$f"
 rc=$?
 check "a setsid'd daemon stops writing when the timeout fires" stopped_growing "$f"
 check "... and the timeout is reported (124)" test $rc = 124
 
 f=$T/double-fork
-"$CLEAN" bash -c '(bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" </dev/null >/dev/null 2>&1 &); sleep 0.3' "$f"
+"$CLEAN" bash -c '(bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" </dev/null >/dev/null 2>&1 &); sleep 0.3' x "$f"
 check "a double-forked orphan (reparented to the guard) is killed" stopped_growing "$f"
 
 # --- signals -------------------------------------------------------------
@@ -155,7 +155,7 @@ check "SIGINT to the guard's process group reaches the target exactly once" \
 	test "$(cat "$c" 2>/dev/null)" = 1
 
 "$CLEAN" --status-fd 3 bash -c 'trap "echo term >\"\$0\"; exit 5" TERM; : >"$1"; while :; do sleep 0.05; done' \
-	"$T/term" "$T/ready2" 3>"$T/st" &
+	"$T/term" "$T/ready2" 3>"$T/st" 2>/dev/null &
 g=$!
 wait_for test -e "$T/ready2"
 kill -TERM "$g"
@@ -170,7 +170,7 @@ check "... and the status record has no timeout" is "$T/st" 'ex["timeout"]' Fals
 g=$!
 wait_for test -e "$T/ready3"
 kill -HUP "$g"
-wait_for grep -q hup "$T/hup"
+wait_for grep -qs hup "$T/hup"
 kill -USR2 "$g"
 wait "$g"
 check "SIGHUP and SIGUSR2 are forwarded to the target" \

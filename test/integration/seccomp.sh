@@ -19,7 +19,7 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # run POLICY CALL...: the probe's lines under the policy, space-separated
 run() { local p=$1; shift; "$S" -p "$T/$p" -- "$PR" "$@" 2>&1 | tr '\n' ' ' | sed 's/ $//'; }
 
-echo "1..42"
+echo "1..43"
 
 # Distinct errnos per group, so that each result names the rule that gave it.
 cat >"$T/deny.policy" <<'EOF'
@@ -167,5 +167,13 @@ else
 		"bwrap without --seccomp allows the calls (the control)"
 	is "$(bwrap --unshare-user --ro-bind / / --seccomp 3 "$PR" "${calls[@]}" 3<"$T/deny.bpf" 2>&1 | tr '\n' ' ')" \
 		"$want" "bwrap --seccomp with the exported BPF blocks the same calls"
+fi
+# --- the whole chain: the filter arrives through --plan-fd ---------------------------
+out=$("$B/pysbx" run -p "$PYSBX_POLICIES/minimal.policy" -D PROG="$PR" -- /prog getpid socket_inet clone3 x32 ioctl_tiocsti_hi 2>&1)
+if [[ $out != getpid=ok* ]]; then
+	skip "the chain does not run here: $(printf '%s' "$out" | head -1)"
+else
+	is "$(printf '%s' "$out" | tr '\n' ' ')" "getpid=ok socket_inet=EPERM clone3=ENOSYS x32=killed:SIGSYS ioctl_tiocsti_hi=EPERM" \
+		"pysbx run with minimal.policy: the plan's filter is in force in the target"
 fi
 rm -rf "$T"

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# pysbx-mount standalone, unprivileged, with test/probe/mount_probe run
+# inside the sandbox: the filesystem view, the namespaces, the capability
+# drop, locked mounts, fail-closed mounts, the reaper and the report fd.
+set -u
+
+BIN=$PYSBX_BIN
+PROBE=$PYSBX_PROBE
+FIX=$PYSBX_TESTDIR/fixtures/mount
+MNT=$BIN/pysbx-mount
+P=/probe/mount_probe
+T=$(mktemp -d "$HOME/mount.XXXXXX") || exit 111
+trap 'rm -rf "$T"' EXIT
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# expect NAME WANT GOT: exact comparison, the difference shown on failure
+expect() {
+	if [[ $2 == "$3" ]]; then ok "$1"; else nok "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
+}
+
+# The host side of the ro-bind: a file that must not change.
+mkdir -p "$T/host/sub"
+echo original >"$T/host/file"
+chmod -R a-w "$T/host"
+BASIC=(-p "$FIX/basic.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host")
+sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
+
+echo "1..34"
+
+expect "the root holds exactly what the policy made" \
+	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
+expect "/dev holds exactly the minimal set" \
+	"$(printf '%s\n' fd full null ptmx pts random shm stderr stdin stdout tty urandom zero)" \
+	"$(sbx ls /dev)"
+expect "dir made /data" "" "$(sbx ls /data)"
+expect "file wrote /etc/greeting" "hello" "$(sbx cat /etc/greeting)"
+expect "a tmpfs is writable" "ok" "$(sbx write /tmp/x)"
+expect "a ro-bind refuses writes with EROFS" "EROFS" "$(sbx write /ro/file)"
+expect "the host file behind the ro-bind is unchanged" "original" "$(cat "$T/host/file")"
+expect "the root itself is read-only" "EROFS" "$(sbx write /newfile)"
+expect "/dev refuses new files" "EROFS" "$(sbx write /dev/newfile)"
+expect "/dev/null is writable" "ok" "$(sbx write /dev/null)"
+expect "proc shows only the sandbox's pids (pid 1 and the target)" \
+	"$(printf '%s\n' 1 2)" "$(sbx pids)"
+expect "the hostname is the policy's" "pysbx-test" "$(sbx hostname)"
+expect "identity map: the caller's uid and gid" \
+	"uid=$(id -u) gid=$(id -g) euid=$(id -u) egid=$(id -g)" "$(sbx id)"
+got=$("$MNT" -p "$FIX/uid0.policy" -D PROBE="$PROBE" "$P" id 2>&1)
+expect "uid 0 / gid 0 mapping" "uid=0 gid=0 euid=0 egid=0" "$got"
+nocaps=$(printf 'Cap%s:\t0000000000000000\n' Inh Prm Eff Bnd Amb)
+expect "no capability in any set (identity map)" "$nocaps" "$(sbx caps)"
+got=$("$MNT" -p "$FIX/uid0.policy" -D PROBE="$PROBE" "$P" caps 2>&1)
+expect "no capability in any set, even as uid 0 inside" "$nocaps" "$got"
+expect "a nested user namespace is refused (ENOSPC)" "ENOSPC" "$(sbx userns)"
+got=$("$MNT" -p "$FIX/nested.policy" -D PROBE="$PROBE" "$P" userns 2>&1)
+expect "nested-userns allow permits one" "ok" "$got"
+expect "remounting a ro-bind read-write fails (EPERM)" "EPERM" "$(sbx remount /ro)"
+expect "unmounting a sandbox mount fails (EPERM)" "EPERM" "$(sbx umount /ro)"
+expect "the network namespace has only lo" "lo" "$(sbx net)"
+mi=$(sbx mountinfo)
+points=$(awk '{print $5}' <<<"$mi" | sort | tr '\n' ' ')
+expect "mountinfo lists only the sandbox's mounts, no old root" \
+	"/ /dev /dev/full /dev/null /dev/pts /dev/random /dev/shm /dev/tty /dev/urandom /dev/zero /probe /proc /proc/bus /proc/irq /proc/sys /ro /tmp " \
+	"$points"
+expect "pid 1 cannot be ptraced from inside" "EPERM" "$(sbx ptrace 1)"
+expect "pid 1's environment is unreadable from inside" "EACCES" "$(sbx cat /proc/1/environ)"
+
+# Fail closed.
+mkdir -p "$T/ws"
+ln -s /etc "$T/ws/link"
+out=$("$MNT" -p "$FIX/redirect.policy" -D PROBE="$PROBE" -D WS="$T/ws" "$P" id 2>&1)
+rc=$?
+expect "a symlink in the workspace where a mount goes: exit 111, named" \
+	"111|pysbx-mount: fatal: unable to ro-bind /ws/link/x: destination /ws/link is a symlink (at $FIX/redirect.policy:5)" \
+	"$rc|$(head -n1 <<<"$out")"
+ln -s "$T/host" "$T/hostlink"
+out=$("$MNT" -p "$FIX/srclink.policy" -D PROBE="$PROBE" -D LINK="$T/hostlink" "$P" id 2>&1)
+rc=$?
+expect "a symlinked source: exit 111, named" \
+	"111|pysbx-mount: fatal: unable to ro-bind /src: source $T/hostlink contains a symlink (at $FIX/srclink.policy:3)" \
+	"$rc|$(head -n1 <<<"$out")"
+out=$("$MNT" -p "$FIX/missing.policy" -D PROBE="$PROBE" "$P" id 2>&1)
+rc=$?
+expect "a missing source: exit 111 naming line and path (-try skipped)" \
+	"111|pysbx-mount: fatal: unable to ro-bind /b: source /nonexistent/pysbx-b cannot be opened (at $FIX/missing.policy:4): No such file or directory" \
+	"$rc|$(head -n1 <<<"$out")"
+
+# mask and protect
+mkdir -p "$T/ws/secretdir" "$T/ws/a/.git/hooks" "$T/ws/b"
+echo key >"$T/ws/secretdir/key"
+echo secret >"$T/ws/secret.txt"
+echo x >"$T/ws/.env"
+echo x >"$T/ws/b/id.pem"
+echo x >"$T/ws/a/.git/hooks/pre-commit"
+rm -f "$T/ws/link"
+M=(-p "$FIX/mask.policy" -D PROBE="$PROBE" -D WS="$T/ws")
+got=$("$MNT" "${M[@]}" "$P" ls /ws/secretdir 2>&1)"|"$("$MNT" "${M[@]}" "$P" cat /ws/secret.txt 2>&1)
+expect "mask hides a directory and a file" "|" "$got"
+got=$(for f in .env b/id.pem a/.git/hooks/pre-commit b/new; do "$MNT" "${M[@]}" "$P" write "/ws/$f" 2>&1; done | tr '\n' ' ')
+expect "protect keeps .env, *.pem, .git/hooks read-only; the rest writable" \
+	"EROFS EROFS EROFS ok " "$got"
+
+# Processes and the report fd.
+"$MNT" "${BASIC[@]}" "$P" daemon "pysbx-mark-$$" >/dev/null 2>&1
+left=""
+for f in /proc/[0-9]*/cmdline; do
+	[[ $(tr '\0' ' ' <"$f" 2>/dev/null) == *"daemon-sleep pysbx-mark-$$"* ]] && left+=" ${f#/proc/}"
+done
+expect "a setsid daemon left by the target dies with it" "" "$left"
+"$MNT" --report-fd 3 "${BASIC[@]}" "$P" exit 7 3>"$T/rep" >/dev/null 2>&1
+rc=$?
+got=$(sed 's/"pid":[0-9]*/"pid":N/' "$T/rep")
+expect "exit code and report records: started, then the target's status" \
+	"7|{\"stage\":\"mount\",\"event\":\"started\",\"pid\":N}
+{\"stage\":\"target\",\"status\":1792,\"exit\":7,\"signal\":0}" "$rc|$got"
+"$MNT" --report-fd 3 -p "$FIX/missing.policy" -D PROBE="$PROBE" "$P" id 3>"$T/rep" >/dev/null 2>&1
+got=$(sed -n 2p "$T/rep")
+expect "a setup failure is reported as a mount-stage error, no target record" \
+	"{\"stage\":\"mount\",\"error\":\"unable to ro-bind /b: source /nonexistent/pysbx-b cannot be opened (at $FIX/missing.policy:4): No such file or directory\",\"errno\":2,\"code\":111}|2" \
+	"$got|$(wc -l <"$T/rep")"
+got=$("$MNT" -p "$FIX/nons.policy" "$PROBE/mount_probe" id 2>&1)
+expect "a plan without namespaces only execs the program" \
+	"uid=$(id -u) gid=$(id -g) euid=$(id -u) egid=$(id -g)" "$got"
+
+# The next pysbx step stays reachable after pivot_root, read-only.
+if [[ -x $BIN/pysbx-exec ]]; then
+	got=$("$MNT" "${BASIC[@]}" "$BIN/pysbx-exec" "$P" write "$BIN/x" 2>&1)
+	expect "the next step runs inside; its directory is read-only" "EROFS" "$got"
+else
+	skip "pysbx-exec is not built"
+fi
+
+if command -v bwrap >/dev/null; then
+	got=$(bwrap --unshare-user --dev-bind / / "$MNT" --allow-untrusted \
+		"${BASIC[@]}" "$P" pids 2>&1)
+	expect "works nested inside bwrap (user namespaces allowed)" \
+		"$(printf '%s\n' 1 2)" "$got"
+else
+	skip "bwrap is not installed"
+fi
