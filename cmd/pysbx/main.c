@@ -12,7 +12,7 @@
 #define USAGE                                                                \
 	"pysbx run -p POLICY [-D NAME=VALUE]... [--] PROG [ARG]...\n"        \
 	"       pysbx policy check|show POLICY [-D NAME=VALUE]...\n"         \
-	"       pysbx check\n"                                               \
+	"       pysbx check [--json]\n"                                               \
 	"       pysbx --help | --version\n"
 
 static _Noreturn void usage(int code)
@@ -38,8 +38,12 @@ int main(int argc, char **argv)
 		front_run(&d, argc - 1, argv + 1);
 	else if (!strcmp(argv[1], "policy"))
 		return front_policy(&d, argc - 1, argv + 1);
-	else if (!strcmp(argv[1], "check"))
-		return front_check(&d);
+	else if (!strcmp(argv[1], "check")) {
+		int r = front_check_args(&d, argc - 1, argv + 1);
+
+		if (r >= 0)
+			return r;
+	}
 	else
 		diag_fail(&d, EXIT_USAGE, 0,
 			  "unknown command '%s' (use run, policy or check)",

@@ -20,18 +20,18 @@
 #include "front/front.h"
 #include "util/names.h"
 
-#define PROBE_SECONDS 10	/* a probe that takes longer is broken */
+#define PROBE_SECONDS 10 /* a probe that takes longer is broken */
 
 enum {
-	F_REQUIRED = 1,	/* the shipped policies need it: exit 111 without */
-	F_USERNS = 2,	/* probed inside a user namespace */
+	F_REQUIRED = 1, /* the shipped policies need it: exit 111 without */
+	F_USERNS = 2, /* probed inside a user namespace */
 };
 
 struct feature {
 	const char *name;
 	int (*probe)(struct probe_out *o);
 	int flags;
-	const char *use;	/* optional features: what needs them */
+	const char *use; /* optional features: what needs them */
 };
 
 static const struct feature features[] = {
@@ -155,8 +155,9 @@ static void describe_death(struct probe_out *o, int st)
 
 	if (WIFSIGNALED(st)) {
 		sig = signal_name(WTERMSIG(st));
-		probe_set(o, 0, "the probe was killed by %s%s", sig ? sig : "a "
-			  "signal", WTERMSIG(st) == SIGALRM ? " (it hung)" : "");
+		probe_set(o, 0, "the probe was killed by %s%s",
+			  sig ? sig : "a signal",
+			  WTERMSIG(st) == SIGALRM ? " (it hung)" : "");
 	} else {
 		probe_set(o, 0, "the probe exited %d without a result",
 			  WEXITSTATUS(st));
@@ -219,23 +220,25 @@ static void print_json(const struct feature *f, const struct probe_out *o)
 
 	diag_json_escape(esc, sizeof(esc), o->detail);
 	printf("{\"feature\":\"%s\",\"status\":\"%s\",\"required\":%s,"
-	       "\"detail\":\"%s\"}\n", f->name, o->ok ? "ok" : "missing",
+	       "\"detail\":\"%s\"}\n",
+	       f->name, o->ok ? "ok" : "missing",
 	       f->flags & F_REQUIRED ? "true" : "false", esc);
 }
 
 /* The last line: the verdict and the missing features by name. */
-static void print_summary(int json, const char *req, int nreq,
-			  const char *opt, int nopt)
+static void print_summary(int json, const char *req, int nreq, const char *opt,
+			  int nopt)
 {
 	if (json) {
 		printf("{\"summary\":\"%s\",\"missing_required\":%d,"
-		       "\"missing_optional\":%d}\n", nreq ? "missing" : "ok",
-		       nreq, nopt);
+		       "\"missing_optional\":%d}\n",
+		       nreq ? "missing" : "ok", nreq, nopt);
 	} else if (nreq) {
 		printf("pysbx check: %d feature%s the shipped policies need "
 		       "%s missing (%s): pysbx run will fail; apply the fixes "
-		       "above (docs/TROUBLESHOOTING.md)\n", nreq,
-		       nreq == 1 ? "" : "s", nreq == 1 ? "is" : "are", req);
+		       "above (docs/TROUBLESHOOTING.md)\n",
+		       nreq, nreq == 1 ? "" : "s", nreq == 1 ? "is" : "are",
+		       req);
 	} else {
 		printf("pysbx check: ok: everything the shipped policies need "
 		       "works");
@@ -265,7 +268,8 @@ static int check_run(int json)
 		const struct feature *f = &features[i];
 
 		if ((f->flags & F_USERNS) && !userns_ok)
-			probe_set(&o, 0, "not probed: needs a user namespace "
+			probe_set(&o, 0,
+				  "not probed: needs a user namespace "
 				  "(see user-ns)");
 		else
 			run_probe(f, &o);
@@ -296,15 +300,11 @@ int front_check_args(struct diag *d, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else
-			return diag_fail(d, EXIT_USAGE, 0, "check: unknown "
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "check: unknown "
 					 "argument '%s' (usage: pysbx check "
-					 "[--json])", argv[i]);
+					 "[--json])",
+					 argv[i]);
 	}
 	return check_run(json);
-}
-
-int front_check(struct diag *d)
-{
-	(void)d;
-	return check_run(0);
 }

@@ -14,8 +14,8 @@
 #include "diag/diag.h"
 
 struct probe_out {
-	int ok;			/* 1: the feature works */
-	char detail[768];	/* ok: what was found; missing: "what failed:
+	int ok; /* 1: the feature works */
+	char detail[768]; /* ok: what was found; missing: "what failed:
 				 * cause; fix: exact command" */
 };
 
@@ -69,10 +69,5 @@ int probe_openat2(struct probe_out *o);
 int probe_mount_api(struct probe_out *o);
 int probe_close_range(struct probe_out *o);
 
-/* pysbx check [--json]: argv[0] is "check". Prints one line (or one JSON
- * object) per feature and a summary; returns 0 when every feature the
- * shipped policies need works, 111 when one is missing; -1 on bad usage,
- * recorded in d (exit 100 through diag_exit). */
-int front_check_args(struct diag *d, int argc, char **argv);
 
 #endif

@@ -83,27 +83,32 @@ void check_userns_cause(int err, const char *step, char *buf, size_t len)
 	long v;
 
 	if (check_read_long(KNOB_DEBIAN, &v) == 0 && v == 0)
-		snprintf(buf, len, "kernel.unprivileged_userns_clone is 0 "
+		snprintf(buf, len,
+			 "kernel.unprivileged_userns_clone is 0 "
 			 "(Debian/Ubuntu kernel knob); fix: sudo sysctl -w "
 			 "kernel.unprivileged_userns_clone=1");
 	else if (check_read_long(KNOB_MAX, &v) == 0 && v == 0)
-		snprintf(buf, len, "user.max_user_namespaces is 0 (user "
+		snprintf(buf, len,
+			 "user.max_user_namespaces is 0 (user "
 			 "namespaces disabled); fix: sudo sysctl -w "
 			 "user.max_user_namespaces=15000");
 	else if ((err == ENOSPC || err == EUSERS) && in_userns())
-		snprintf(buf, len, "this process already runs in a user "
+		snprintf(buf, len,
+			 "this process already runs in a user "
 			 "namespace whose creator forbids nesting (as bwrap "
 			 "--disable-userns does) or the limit of 32 nested "
 			 "levels is reached; fix: let the enclosing sandbox "
 			 "allow nested user namespaces, or run pysbx outside "
 			 "it");
 	else if (err == ENOSPC || err == EUSERS)
-		snprintf(buf, len, "the limit of user namespaces is reached "
+		snprintf(buf, len,
+			 "the limit of user namespaces is reached "
 			 "(user.max_user_namespaces is %ld); fix: sudo sysctl "
 			 "-w user.max_user_namespaces=15000",
 			 check_read_long(KNOB_MAX, &v) == 0 ? v : -1L);
 	else if (at_unshare && check_seccomp_mode() == 2)
-		snprintf(buf, len, "this process runs under a seccomp filter "
+		snprintf(buf, len,
+			 "this process runs under a seccomp filter "
 			 "(Seccomp: 2 in /proc/self/status) that refuses "
 			 "unshare, as a container runtime's default profile "
 			 "does; fix: run the container with a seccomp profile "
@@ -111,25 +116,30 @@ void check_userns_cause(int err, const char *step, char *buf, size_t len)
 			 "(docker/podman: --security-opt seccomp=unconfined, "
 			 "or a custom profile)");
 	else if (check_read_long(KNOB_APPARMOR, &v) == 0 && v == 1)
-		snprintf(buf, len, "kernel.apparmor_restrict_unprivileged_userns "
+		snprintf(buf, len,
+			 "kernel.apparmor_restrict_unprivileged_userns "
 			 "is 1: AppArmor lets the namespace be created but "
 			 "takes every capability in it; fix: an AppArmor "
 			 "profile for pysbx with the 'userns,' rule (see "
 			 "docs/TROUBLESHOOTING.md), or sudo sysctl -w "
 			 "kernel.apparmor_restrict_unprivileged_userns=0");
 	else if (err == EPERM && at_unshare)
-		snprintf(buf, len, "refused with none of the known sysctls "
-			 "set: a container's seccomp profile or an LSM, or a "
-			 "chroot (the kernel refuses CLONE_NEWUSER inside one); "
-			 "fix: allow unshare in the container's profile, or "
-			 "run outside the chroot");
+		snprintf(
+			buf, len,
+			"refused with none of the known sysctls "
+			"set: a container's seccomp profile or an LSM, or a "
+			"chroot (the kernel refuses CLONE_NEWUSER inside one); "
+			"fix: allow unshare in the container's profile, or "
+			"run outside the chroot");
 	else if (err == EPERM)
-		snprintf(buf, len, "the namespace was created but holds no "
+		snprintf(buf, len,
+			 "the namespace was created but holds no "
 			 "privilege: an LSM (AppArmor, SELinux) confines it; "
 			 "fix: allow user namespaces for pysbx in that LSM's "
 			 "policy");
 	else
-		snprintf(buf, len, "unexpected error; see "
+		snprintf(buf, len,
+			 "unexpected error; see "
 			 "docs/TROUBLESHOOTING.md");
 }
 
@@ -159,15 +169,17 @@ int probe_userns(struct probe_out *o)
 	step = "mount a tmpfs in the new mount namespace";
 	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k") < 0)
 		return userns_missing(o, errno, step);
-	return probe_set(o, 1, "unshare(CLONE_NEWUSER), uid/gid maps, a tmpfs "
-		  "mounted on %s in a new mount namespace", dir);
+	return probe_set(o, 1,
+			 "unshare(CLONE_NEWUSER), uid/gid maps, a tmpfs "
+			 "mounted on %s in a new mount namespace",
+			 dir);
 }
 
 struct nsinfo {
 	int flag;
-	const char *flagname;	/* "CLONE_NEWPID" */
-	const char *kind;	/* "pid": user.max_pid_namespaces */
-	const char *config;	/* kernel option */
+	const char *flagname; /* "CLONE_NEWPID" */
+	const char *kind; /* "pid": user.max_pid_namespaces */
+	const char *config; /* kernel option */
 };
 
 static int probe_ns(struct probe_out *o, const struct nsinfo *ns)
@@ -188,19 +200,25 @@ static int probe_ns(struct probe_out *o, const struct nsinfo *ns)
 		 ns->kind);
 	check_read_long(knob, &v);
 	if (e == EINVAL)
-		return probe_set(o, 0, "unshare(%s) failed: %s: the kernel is built "
-			  "without %s; fix: a kernel with %s=y", ns->flagname,
-			  strerror(e), ns->config, ns->config);
+		return probe_set(o, 0,
+				 "unshare(%s) failed: %s: the kernel is built "
+				 "without %s; fix: a kernel with %s=y",
+				 ns->flagname, strerror(e), ns->config,
+				 ns->config);
 	else if (e == ENOSPC)
-		return probe_set(o, 0, "unshare(%s) failed: %s: user.max_%s_"
-			  "namespaces is %ld or exhausted; fix: sudo sysctl -w "
-			  "user.max_%s_namespaces=15000", ns->flagname,
-			  strerror(e), ns->kind, v, ns->kind);
+		return probe_set(
+			o, 0,
+			"unshare(%s) failed: %s: user.max_%s_"
+			"namespaces is %ld or exhausted; fix: sudo sysctl -w "
+			"user.max_%s_namespaces=15000",
+			ns->flagname, strerror(e), ns->kind, v, ns->kind);
 	else
-		return probe_set(o, 0, "unshare(%s) failed: %s: a seccomp filter or "
-			  "an LSM refuses it; fix: allow unshare with %s in "
-			  "the container's or LSM's policy", ns->flagname,
-			  strerror(e), ns->flagname);
+		return probe_set(
+			o, 0,
+			"unshare(%s) failed: %s: a seccomp filter or "
+			"an LSM refuses it; fix: allow unshare with %s in "
+			"the container's or LSM's policy",
+			ns->flagname, strerror(e), ns->flagname);
 }
 
 int probe_ns_mount(struct probe_out *o)
@@ -295,20 +313,25 @@ static int proc_missing(struct probe_out *o, int err)
 	int n = err == EPERM ? count_proc_masks(first, sizeof(first)) : 0;
 
 	if (n > 0)
-		return probe_set(o, 0, "mount proc on /proc in a new pid namespace "
-			  "failed: %s: %d mount%s mask%s parts of this /proc "
-			  "(e.g. %s), as container runtimes do, and the kernel "
-			  "then refuses a fresh procfs; fix: run the container "
-			  "with /proc unmasked (docker: --security-opt "
-			  "systempaths=unconfined; podman: --security-opt "
-			  "unmask=ALL; Kubernetes: procMount: Unmasked)",
-			  strerror(err), n, n == 1 ? "" : "s", n == 1 ? "s" : "",
-			  first);
+		return probe_set(
+			o, 0,
+			"mount proc on /proc in a new pid namespace "
+			"failed: %s: %d mount%s mask%s parts of this /proc "
+			"(e.g. %s), as container runtimes do, and the kernel "
+			"then refuses a fresh procfs; fix: run the container "
+			"with /proc unmasked (docker: --security-opt "
+			"systempaths=unconfined; podman: --security-opt "
+			"unmask=ALL; Kubernetes: procMount: Unmasked)",
+			strerror(err), n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+			first);
 	else
-		return probe_set(o, 0, "mount proc on /proc in a new pid namespace "
-			  "failed: %s: no mask over /proc found: an LSM or a "
-			  "seccomp filter refuses the mount; fix: allow mount "
-			  "in user namespaces in that policy", strerror(err));
+		return probe_set(
+			o, 0,
+			"mount proc on /proc in a new pid namespace "
+			"failed: %s: no mask over /proc found: an LSM or a "
+			"seccomp filter refuses the mount; fix: allow mount "
+			"in user namespaces in that policy",
+			strerror(err));
 }
 
 int probe_proc(struct probe_out *o)
@@ -321,16 +344,21 @@ int probe_proc(struct probe_out *o)
 		return probe_set(o, 0, "%s failed: %s (see user-ns)", step,
 				 strerror(errno));
 	if (unshare(CLONE_NEWNS | CLONE_NEWPID) < 0)
-		return probe_set(o, 0, "unshare(CLONE_NEWNS|CLONE_NEWPID) "
+		return probe_set(o, 0,
+				 "unshare(CLONE_NEWNS|CLONE_NEWPID) "
 				 "failed: %s (see mount-ns, pid-ns)",
 				 strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return probe_set(o, 0, "make / private failed: %s (see "
-				 "user-ns)", strerror(errno));
+		return probe_set(o, 0,
+				 "make / private failed: %s (see "
+				 "user-ns)",
+				 strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		return probe_set(o, 0, "fork into the new pid namespace "
-				 "failed: %s", strerror(errno));
+		return probe_set(o, 0,
+				 "fork into the new pid namespace "
+				 "failed: %s",
+				 strerror(errno));
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		_exit(proc_as_pid1());
@@ -340,13 +368,15 @@ int probe_proc(struct probe_out *o)
 			return probe_set(o, 0, "waitpid: %s", strerror(errno));
 	if (!WIFEXITED(st))
 		return probe_set(o, 0, "pid 1 of the probe died by signal %d",
-			  WTERMSIG(st));
+				 WTERMSIG(st));
 	else if (WEXITSTATUS(st) == PROC_WRONG_NS)
-		return probe_set(o, 0, "a procfs mounted but /proc/self is not pid 1 "
-			  "of the new pid namespace");
+		return probe_set(o, 0,
+				 "a procfs mounted but /proc/self is not pid 1 "
+				 "of the new pid namespace");
 	else if (WEXITSTATUS(st))
 		return proc_missing(o, WEXITSTATUS(st));
 	else
-		return probe_set(o, 1, "a fresh procfs mounted on /proc in a new pid "
-			  "namespace (/proc/self is 1)");
+		return probe_set(o, 1,
+				 "a fresh procfs mounted on /proc in a new pid "
+				 "namespace (/proc/self is 1)");
 }

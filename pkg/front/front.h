@@ -12,8 +12,10 @@ int front_run(struct diag *d, int argc, char **argv);
 /* pysbx policy check|show FILE [-D N=V]...: 0 valid, 100 invalid. */
 int front_policy(struct diag *d, int argc, char **argv);
 
-/* pysbx check: what this kernel allows; 0 when the shipped policies can
- * run. */
-int front_check(struct diag *d);
+/* pysbx check [--json]: argv[0] is "check". Prints one line (or one JSON
+ * object) per feature and a summary; returns 0 when every feature the
+ * shipped policies need works, 111 when one is missing; -1 on bad usage,
+ * recorded in d (exit 100 through diag_exit). */
+int front_check_args(struct diag *d, int argc, char **argv);
 
 #endif

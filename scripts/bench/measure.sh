@@ -135,30 +135,33 @@ bench python "$STD" \
 	"pysbx + python3" "$(pysbx_cmd "$POL" "$PY")" \
 	"bwrap + python3" "$(bwrap_cmd net "$PY")"
 
-# 3. each step alone, and the chain minus steps
+# 3. each step alone, and the chain minus steps. Standalone steps have no
+# guard to create the scratch dir: they adopt $SCR (as bwrap binds it).
 HD="-D WORKSPACE=$WS"
+AD="-D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR"
 bench steps "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"pysbx-clean alone" "$BIN/pysbx-clean -- $PROBE/bench_true" \
-	"pysbx-exec alone" "$BIN/pysbx-exec -p $POL_HOST $HD -- $PROBE/bench_true" \
-	"pysbx-seccomp alone" "$BIN/pysbx-seccomp -p $POL_HOST $HD -- $PROBE/bench_true" \
-	"pysbx-seccomp --export only" "$BIN/pysbx-seccomp -p $POL_HOST $HD --export /dev/null" \
-	"pysbx-mount alone" "$BIN/pysbx-mount -p $POL_HOST $HD -- $T" \
-	"pysbx-mount alone, no net ns" "$BIN/pysbx-mount -p $POL_NONET $HD -- $T" \
-	"pysbx policy show" "$BIN/pysbx policy show -p $POL $HD >/dev/null"
+	"pysbx-exec alone" "$BIN/pysbx-exec -p $POL_HOST $AD -- $PROBE/bench_true" \
+	"pysbx-seccomp alone" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_true" \
+	"pysbx-seccomp --export only" "$BIN/pysbx-seccomp -p $POL $AD --export /dev/null" \
+	"pysbx-mount alone" "$BIN/pysbx-mount -p $POL $AD -- $T" \
+	"pysbx-mount alone, no net ns" "$BIN/pysbx-mount -p $POL_NONET $AD -- $T" \
+	"pysbx policy show" "$BIN/pysbx policy show $POL $HD >/dev/null"
 
 bench chain "$STD" \
 	"run: front+clean+mount+exec+seccomp" "$(pysbx_cmd "$POL" $T)" \
+	"run, scratch adopted (not created)" "$BIN/pysbx run -p $POL $AD -- $T" \
 	"clean+mount+exec+seccomp" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
 	"clean+mount+exec" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $T" \
 	"clean+mount+seccomp" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $BIN/pysbx-seccomp -- $T" \
 	"clean+mount" "$BIN/pysbx-clean -p $POL $HD -- $BIN/pysbx-mount -- $T" \
-	"mount+exec+seccomp" "$BIN/pysbx-mount -p $POL $HD -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T"
+	"mount+exec+seccomp" "$BIN/pysbx-mount -p $POL $AD -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T"
 
 # 4. syscall overhead of the filter
 bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-6}" \
 	"bench_loop $LOOP_N (no filter)" "$PROBE/bench_loop $LOOP_N" \
-	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp -p $POL_HOST $HD -- $PROBE/bench_loop $LOOP_N"
+	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_loop $LOOP_N"
 
 # 5. throughput: BATCH sandboxes, PAR at a time. Both through sh -c (bwrap
 # needs it for its fds), so both pay the same extra exec.
@@ -178,7 +181,7 @@ printf 'bwrap\t%s\n' "$(stat -c %s "$(command -v bwrap)")" >>"$RES/sizes.txt"
 children_of() {
 	local want=$1 st line rest pid fields
 	for st in /proc/[0-9]*/stat; do
-		line=$(<"$st") 2>/dev/null || continue
+		{ line=$(<"$st"); } 2>/dev/null || continue
 		rest=${line##*) }
 		read -ra fields <<<"$rest"
 		if [[ ${fields[1]} == "$want" ]]; then

@@ -327,6 +327,12 @@ src = {
 for step, (a, b) in own.items():
     p(f"| {step} | {ms(a)} | {ms(b)} | {src[step]} |")
 p()
+sc_cost = diff(ch.get("run: front+clean+mount+exec+seccomp"), ch.get("run, scratch adopted (not created)"))
+if sc_cost is not None:
+    p(f"Creating and removing the per-run scratch directory (`scratch create`,")
+    p(f"which bwrap does not do): {ms(sc_cost)} ms (run − run with the scratch")
+    p(f"adopted).")
+    p()
 p("An execve of a small static binary is the floor of every step (the")
 p(f"static `true` alone: {ms(true_bare)} ms, fork+exec+wait included).")
 p()
@@ -457,7 +463,8 @@ if os.path.exists(st):
             name = re.match(r"([a-z_0-9]+)\(", rest)
             if name:
                 slow.append((float(mt.group(1)) * 1000, pid, prog.get(pid, "?"), short(rest[:110])))
-        ms_ = re.search(r"^(clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)", rest)
+        ms_ = (re.search(r"^(clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)", rest) or
+               re.search(r"^<\.\.\. (clone3?|fork|vfork) resumed>.*\)\s+=\s+(\d+)", rest))
         if ms_:
             events.append((rel, pid, f"{ms_.group(1)} -> {ms_.group(2)}"))
     p("`strace -f -T -tt`: the timeline (ms since the first syscall; each pid")

@@ -10,7 +10,7 @@ FIX=$PYSBX_TESTDIR/fixtures/mount
 MNT=$BIN/pysbx-mount
 P=/probe/mount_probe
 T=$(mktemp -d "$HOME/mount.XXXXXX") || exit 111
-trap 'rm -rf "$T"' EXIT
+trap 'chmod -R u+w "$T"; rm -rf "$T"' EXIT
 
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -28,7 +28,7 @@ chmod -R a-w "$T/host"
 BASIC=(-p "$FIX/basic.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host")
 sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
 
-echo "1..34"
+echo "1..35"
 
 expect "the root holds exactly what the policy made" \
 	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
@@ -107,7 +107,7 @@ expect "protect keeps .env, *.pem, .git/hooks read-only; the rest writable" \
 "$MNT" "${BASIC[@]}" "$P" daemon "pysbx-mark-$$" >/dev/null 2>&1
 left=""
 for f in /proc/[0-9]*/cmdline; do
-	[[ $(tr '\0' ' ' <"$f" 2>/dev/null) == *"daemon-sleep pysbx-mark-$$"* ]] && left+=" ${f#/proc/}"
+	[[ $(tr '\0' ' ' 2>/dev/null <"$f") == *"daemon-sleep pysbx-mark-$$"* ]] && left+=" ${f#/proc/}"
 done
 expect "a setsid daemon left by the target dies with it" "" "$left"
 "$MNT" --report-fd 3 "${BASIC[@]}" "$P" exit 7 3>"$T/rep" >/dev/null 2>&1
