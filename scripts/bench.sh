@@ -13,14 +13,17 @@
 # unprivileged user, as pysbx is meant to run: started as root, this copies
 # build/bin, the probes, the policies and the bench fixtures into a fresh
 # directory under /tmp readable by all and runs the measurements through
-# setpriv as uid/gid BENCH_UID (default 4242) with no groups, no
-# capabilities and a clean environment; otherwise it measures as the
-# caller, from a copy as well (so both cases measure the same layout).
+# setpriv as uid/gid BENCH_UID (default 4243: not test/run.sh's 4242, so
+# that a test run at the same time and this script never take each other's
+# processes for leftovers) with no groups, no capabilities and a clean
+# environment; otherwise it measures as the caller, from a copy as well (so
+# both cases measure the same layout).
 #
 # The measurements are scripts/bench/measure.sh, the report
 # scripts/bench/report.py. Tuning (environment): BENCH_WARMUP (3),
 # BENCH_RUNS (30), BENCH_LOOP_N (1000000), BENCH_BATCH (100),
-# BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_UID (4242).
+# BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_LOOP_RUNS (6),
+# BENCH_UID (4243).
 # About 2-3 minutes on a 2-vCPU machine.
 #
 # Exit: 0 when the report was written, 100 on bad usage, 111 when a tool
@@ -32,7 +35,7 @@ cd "$(dirname "$0")/.." || exit 111
 ROOT=$PWD
 OUT=$ROOT/docs/BENCHMARKS.md
 KEEP=0
-BENCH_UID=${BENCH_UID:-4242}
+BENCH_UID=${BENCH_UID:-4243}
 
 while getopts o:k opt; do
 	case $opt in
@@ -106,7 +109,7 @@ else
 	USER_DESC="uid $(id -u) ($(id -un 2>/dev/null || echo '?')), as invoked"
 fi
 pass=()
-for v in BENCH_WARMUP BENCH_RUNS BENCH_LOOP_N BENCH_BATCH BENCH_PARALLEL BENCH_BATCH_RUNS; do
+for v in BENCH_WARMUP BENCH_RUNS BENCH_LOOP_N BENCH_LOOP_RUNS BENCH_BATCH BENCH_PARALLEL BENCH_BATCH_RUNS; do
 	[[ -n ${!v:-} ]] && pass+=("$v=${!v}")
 done
 

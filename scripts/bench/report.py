@@ -197,23 +197,31 @@ b_bw = b_rows[1][2]["median"] if len(b_rows) > 1 and b_rows[1][2] else None
 st_true = med("steps", "static true (bare)")
 ch = {n: st["median"] for n, _, st, _ in ALL["chain"] if st}
 steps_alone = {n: st["median"] for n, _, st, _ in ALL["steps"] if st}
+ch_min = {n: st["min"] for n, _, st, _ in ALL["chain"] if st}
+steps_min = {n: st["min"] for n, _, st, _ in ALL["steps"] if st}
 
 
 def diff(a, b):
     return None if a is None or b is None else a - b
 
 
-own = {}  # step -> (in-chain marginal cost, standalone cost)
-full = ch.get("clean+mount+exec+seccomp")
-own["pysbx (front door)"] = (diff(ch.get("run: front+clean+mount+exec+seccomp"), full), None)
-own["pysbx-clean"] = (diff(full, ch.get("mount+exec+seccomp")),
-                      diff(steps_alone.get("pysbx-clean alone"), st_true))
-own["pysbx-mount"] = (diff(ch.get("clean+mount"), steps_alone.get("pysbx-clean alone")),
-                      diff(steps_alone.get("pysbx-mount alone"), st_true))
-own["pysbx-exec"] = (diff(full, ch.get("clean+mount+seccomp")),
-                     diff(steps_alone.get("pysbx-exec alone"), st_true))
-own["pysbx-seccomp"] = (diff(full, ch.get("clean+mount+exec")),
-                        diff(steps_alone.get("pysbx-seccomp alone"), st_true))
+def step_costs(c, a):
+    """step -> (in-chain marginal cost, standalone cost), from the chain
+    rows c and the standalone rows a (medians or minima)."""
+    full = c.get("clean+mount+exec+seccomp")
+    t = a.get("static true (bare)")
+    return {
+        "pysbx (front door)": (diff(c.get("run: front+clean+mount+exec+seccomp"), full), None),
+        "pysbx-clean": (diff(full, c.get("mount+exec+seccomp")), diff(a.get("pysbx-clean alone"), t)),
+        "pysbx-mount": (diff(c.get("clean+mount"), a.get("pysbx-clean alone")),
+                        diff(a.get("pysbx-mount alone"), t)),
+        "pysbx-exec": (diff(full, c.get("clean+mount+seccomp")), diff(a.get("pysbx-exec alone"), t)),
+        "pysbx-seccomp": (diff(full, c.get("clean+mount+exec")), diff(a.get("pysbx-seccomp alone"), t)),
+    }
+
+
+own = step_costs(ch, steps_alone)
+own_min = step_costs(ch_min, steps_min)
 
 KiB = 1024
 bins = {k: int(v) for k, v in sizes.items() if k.startswith("pysbx")}
@@ -250,7 +258,8 @@ for step, (inchain, alone) in own.items():
     if step.startswith("pysbx (front"):
         continue
     val = inchain if inchain is not None else alone
-    p(f"| {step} ≤ 0.5 ms of its own | {ms(inchain)} ms in the chain, {ms(alone)} ms alone | {verdict(val * 1000 if val is not None else None, 0.5, unit=' ms')} |")
+    im = own_min[step][0]
+    p(f"| {step} ≤ 0.5 ms of its own | {ms(inchain)} ms in the chain (minima: {ms(im)}), {ms(alone)} ms alone | {verdict(val * 1000 if val is not None else None, 0.5, unit=' ms')} |")
 r_py = py_pys / py_bare if py_pys and py_bare else None
 p(f"| sandboxed `python3 -I -S -c pass` ≤ 1.25× bare | {ratio(py_pys, py_bare)} ({ms(py_pys)} vs {ms(py_bare)} ms; bwrap {ratio(py_bw, py_bare)}) | {verdict(r_py, 1.25)} |")
 r_loop = loop_f / loop_bare if loop_f and loop_bare else None
@@ -308,15 +317,18 @@ p("with `chdir ${WORKSPACE}` so that pysbx-exec can run on the host):")
 p()
 table("steps", ref="static true (bare)", ref_label="bare true")
 p("The chain with steps left out (the guard resolves the policy once and")
-p("passes the plan down as a sealed memfd):")
+p("passes the plan down as a sealed memfd). These rows use")
+p("test/fixtures/bench/python-nonet.policy: a net namespace's creation and")
+p("asynchronous teardown add milliseconds of variance that would drown the")
+p("cost of one execve.")
 p()
 table("chain", ref="run: front+clean+mount+exec+seccomp", ref_label="full run")
 p("Cost of each step, derived from the medians above (in the chain: the")
 p("difference between the chain with and without the step; alone: the step")
 p("alone minus the bare static `true`):")
 p()
-p("| step | in the chain, ms | alone, ms | derived from |")
-p("|---|---:|---:|---|")
+p("| step | in the chain, ms (medians) | (minima) | alone, ms (medians) | (minima) | derived from |")
+p("|---|---:|---:|---:|---:|---|")
 src = {
     "pysbx (front door)": "run − clean+mount+exec+seccomp",
     "pysbx-clean": "clean+mount+exec+seccomp − mount+exec+seccomp",
@@ -325,7 +337,11 @@ src = {
     "pysbx-seccomp": "clean+mount+exec+seccomp − clean+mount+exec",
 }
 for step, (a, b) in own.items():
-    p(f"| {step} | {ms(a)} | {ms(b)} | {src[step]} |")
+    am, bm = own_min[step]
+    p(f"| {step} | {ms(a)} | {ms(am)} | {ms(b)} | {ms(bm)} | {src[step]} |")
+p()
+p("Differences of medians taken on a busy machine can be off by the noise")
+p("(even negative); the minima are the least disturbed estimate.")
 p()
 sc_cost = diff(ch.get("run: front+clean+mount+exec+seccomp"), ch.get("run, scratch adopted (not created)"))
 if sc_cost is not None:

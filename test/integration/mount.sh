@@ -28,7 +28,7 @@ chmod -R a-w "$T/host"
 BASIC=(-p "$FIX/basic.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host")
 sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
 
-echo "1..35"
+echo "1..36"
 
 expect "the root holds exactly what the policy made" \
 	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
@@ -138,6 +138,13 @@ if command -v bwrap >/dev/null; then
 		"${BASIC[@]}" "$P" pids 2>&1)
 	expect "works nested inside bwrap (user namespaces allowed)" \
 		"$(printf '%s\n' 1 2)" "$got"
+	out=$(bwrap --unshare-user --disable-userns --dev-bind / / "$MNT" \
+		--allow-untrusted "${BASIC[@]}" "$P" id 2>&1)
+	rc=$?
+	expect "a refused user namespace: exit 111 with a hint naming the limit" \
+		"111|pysbx-mount: hint: the user namespace limit is reached" \
+		"$rc|$(sed -n 2p <<<"$out" | cut -c1-54)"
 else
+	skip "bwrap is not installed"
 	skip "bwrap is not installed"
 fi
