@@ -305,6 +305,86 @@ printf 'limt nofile 1\n' >"$T/bad.policy"
 check "status: an invalid policy: stage clean, code 100" \
 	is "$T/st" '(ex["stage"], ex["code"])' "('clean', 100)"
 
+# --- the report channel, with stand-in chain steps ---------------------------
+# A program named pysbx-mount or pysbx-exec is a chain step: it gets
+# --plan-fd and --report-fd. These stand-ins write the records the real
+# steps write (DESIGN.md "Chain runtime conventions"), so the guard's side
+# of the protocol is tested without namespaces.
+mkdir "$T/fake"
+cat >"$T/fake/pysbx-mount" <<'EOF2'
+#!/bin/bash
+[[ $1 == --plan-fd && $3 == --report-fd ]] || exit 99
+pf=$2 rf=$4
+cat "/proc/self/fd/$pf" >"$5"
+case $6 in
+ok) echo '{"stage":"mount","event":"started","pid":4242}' >&"$rf"
+    echo '{"stage":"target","status":2816,"exit":11,"signal":0}' >&"$rf"
+    exit 11 ;;
+sig) echo '{"stage":"mount","event":"started","pid":4242}' >&"$rf"
+    echo '{"stage":"target","status":9,"exit":-1,"signal":9}' >&"$rf"
+    exit 137 ;;
+fail) echo '{"stage":"mount","error":"unable to mount /usr: Operation not permitted","errno":1,"code":111}' >&"$rf"
+    exit 111 ;;
+hang) echo '{"stage":"mount","event":"started","pid":4242}' >&"$rf"
+    trap '' TERM; while :; do sleep 0.05; done ;;
+esac
+EOF2
+sed 's/"stage":"mount","error":"unable to mount \/usr: Operation not permitted","errno":1,"code":111/"stage":"exec","error":"unable to find nope in PATH=\/usr\/bin","errno":2,"code":127/' \
+	"$T/fake/pysbx-mount" | sed 's/exit 111/exit 127/' >"$T/fake/pysbx-exec"
+chmod 0755 "$T/fake/pysbx-mount" "$T/fake/pysbx-exec"
+mkdir -m 0700 "$T/sp"
+cat >"$T/scratch.policy" <<EOF2
+unshare user mount
+scratch create $T/sp
+bind \${SCRATCH} /scratch
+timeout 1m kill-after 2s
+EOF2
+
+"$T/fake/pysbx-mount" --plan-fd 0 --report-fd 1 "$T/plan" x </dev/null >/dev/null 2>&1
+"$CLEAN" --status-fd 3 -p "$T/scratch.policy" "$T/fake/pysbx-mount" "$T/plan" ok 3>"$T/st"
+rc=$?
+check "chain: the step's exit code (the target's, 11) is the guard's" test $rc = 11
+check "chain: started carries pid 1's pid from the mount step's record" \
+	is "$T/st" 'r[0]' "{'event': 'started', 'pid': 4242}"
+check "chain: the exit record is the target's" \
+	is "$T/st" '(ex["stage"], ex["code"], ex["signal"], ex["error"])' "('target', 11, 0, None)"
+check "chain: the sealed plan holds the created \${SCRATCH} and the timeout" \
+	python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"^@\S+ bind (\S+) /scratch$", t, re.M)
+assert t.startswith("pysbx-plan 1"), t[:40]
+assert m and re.fullmatch(re.escape(sys.argv[2]) + r"/pysbx-[0-9a-f]{16}", m.group(1)), t
+assert re.search(r"^@\S+ timeout 60000ms kill-after 2000ms$", t, re.M), t
+' "$T/plan" "$T/sp"
+check "chain: the scratch directory is gone afterwards" test -z "$(ls -A "$T/sp")"
+
+"$CLEAN" --status-fd 3 "$T/fake/pysbx-mount" "$T/plan" sig 3>"$T/st"
+rc=$?
+check "chain: a target killed by SIGKILL: 137, signal 9 from pid 1's record" \
+	is "$T/st" "(ex['stage'], ex['code'], ex['signal'], $rc)" "('target', 137, 9, 137)"
+
+"$CLEAN" --status-fd 3 "$T/fake/pysbx-mount" "$T/plan" fail 3>"$T/st"
+rc=$?
+check "chain: a mount setup failure: 111 with stage mount, its error and errno" \
+	is "$T/st" "(len(r), ex['stage'], ex['code'], ex['errno'], ex['error'], ex['signal'], $rc)" \
+	"(1, 'mount', 111, 1, 'unable to mount /usr: Operation not permitted', 0, 111)"
+
+"$CLEAN" --status-fd 3 "$T/fake/pysbx-exec" "$T/plan" fail 3>"$T/st"
+rc=$?
+check "chain: a program not found by a later step: 127 with stage exec" \
+	is "$T/st" "(ex['stage'], ex['code'], ex['errno'], $rc)" "('exec', 127, 2, 127)"
+
+"$CLEAN" --status-fd 3 "$T/fake/no-such-step/pysbx-mount" 3>"$T/st" 2>/dev/null
+rc=$?
+check "chain: the first step not found: 127 with stage clean" \
+	is "$T/st" "(ex['stage'], ex['code'], $rc)" "('clean', 127, 127)"
+
+"$CLEAN" --status-fd 3 -t 300ms -k 100ms "$T/fake/pysbx-mount" "$T/plan" hang 3>"$T/st"
+rc=$?
+check "chain: a timeout after start: 124, stage target, timeout true" \
+	is "$T/st" "(ex['stage'], ex['code'], ex['timeout'], $rc)" "('target', 124, True, 124)"
+
 # --- the chain (needs pysbx-mount, pysbx-exec, pysbx-seccomp) ----------------
 
 MOUNT=$BIN/pysbx-mount
@@ -314,7 +394,8 @@ if [[ ! -x $MOUNT || ! -x $BIN/pysbx-exec ]]; then
 elif ! unshare -Urm true 2>/dev/null; then
 	for _ in 1 2 3; do skip "chain: unprivileged user namespaces are not available"; done
 else
-	cat >"$T/chain.policy" <<EOF
+	mkdir -m 0700 "$T/pol" "$T/out"
+	cat >"$T/pol/chain.policy" <<EOF
 unshare user mount pid ipc uts net
 ro-bind /usr /usr
 symlink usr/bin /bin
@@ -323,10 +404,10 @@ ro-bind-try /usr/lib64 /lib64
 proc /proc
 dev /dev
 tmpfs /tmp
-bind $T /out
+bind $T/out /out
 EOF
-	f=$T/chain-daemon
-	"$CLEAN" --status-fd 3 -p "$T/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
+	f=$T/out/chain-daemon
+	"$CLEAN" --status-fd 3 -p "$T/pol/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
 		bash -c 'setsid bash -c "while :; do echo x >>/out/chain-daemon; sleep 0.05; done" </dev/null >/dev/null 2>&1 & sleep 0.3; exit 4' \
 		3>"$T/st"
 	rc=$?
@@ -334,8 +415,8 @@ EOF
 		test $rc = 4 && stopped_growing "$f"
 	check "chain: started carries pid 1's host pid, exit the target's stage" \
 		is "$T/st" '(r[0]["event"], r[0]["pid"] > 0, ex["stage"], ex["code"])' "('started', True, 'target', 4)"
-	f=$T/chain-kill
-	"$CLEAN" -p "$T/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
+	f=$T/out/chain-kill
+	"$CLEAN" -p "$T/pol/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
 		bash -c 'setsid bash -c "while :; do echo x >>/out/chain-kill; sleep 0.05; done" </dev/null >/dev/null 2>&1 & sleep 100' &
 	g=$!
 	grows "$f"
