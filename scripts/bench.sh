@@ -22,7 +22,7 @@
 # The measurements are scripts/bench/measure.sh, the report
 # scripts/bench/report.py. Tuning (environment): BENCH_WARMUP (3),
 # BENCH_RUNS (30), BENCH_LOOP_N (1000000), BENCH_BATCH (100),
-# BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_LOOP_RUNS (6),
+# BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_LOOP_RUNS (5),
 # BENCH_UID (4243).
 # About 2-3 minutes on a 2-vCPU machine.
 #
@@ -145,8 +145,8 @@ fi
 
 # Nothing of a sandbox may outlive it: with a dedicated uid this is checkable.
 if [[ $(id -u) == 0 ]]; then
-	for _ in 1 2 3 4 5; do
-		left=$(ps -u "$BENCH_UID" -o pid= 2>/dev/null)
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		left=$(ps -u "$BENCH_UID" -o pid=,comm= 2>/dev/null)
 		[[ -z $left ]] && break
 		sleep 0.3
 	done

@@ -208,12 +208,17 @@ static void result(struct sup *s, struct run_result *res)
 	else
 		res->code = 128 + WTERMSIG(st);
 	res->timeout = s->timed_out;
-	if (r->have_target)
+	if (r->have_fail)
+		res->signal = 0;	/* the target never ran */
+	else if (r->have_target)
 		res->signal = WIFSIGNALED(r->target_status) ?
 			      WTERMSIG(r->target_status) : 0;
 	else if (!s->o->chain && WIFSIGNALED(st))
 		res->signal = WTERMSIG(st);
-	if (r->have_fail && !r->have_target) {
+	/* A failure record comes only from a step before the target's
+	 * exec: pid 1's target record that follows it is the exit of the
+	 * step that failed, not of the target. */
+	if (r->have_fail) {
 		snprintf(res->stage, sizeof(res->stage), "%s", r->fail_stage);
 		snprintf(res->error, sizeof(res->error), "%s", r->fail_error);
 		res->err = r->fail_errno;

@@ -162,7 +162,7 @@ bench chain "$STD" \
 	"mount+exec+seccomp" "$BIN/pysbx-mount -p $POL_NONET $AD -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T"
 
 # 4. syscall overhead of the filter
-bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-6}" \
+bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-5}" \
 	"bench_loop $LOOP_N (no filter)" "$PROBE/bench_loop $LOOP_N" \
 	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_loop $LOOP_N"
 

@@ -163,6 +163,18 @@ p()
 if "leftover" in M:
     p(f"**Warning:** processes of the bench uid outlived the run: {M['leftover']}.")
     p()
+try:
+    loads = [float(M[k].split()[0]) for k in ("load_before", "load_after") if k in M]
+    ncpu = int(M.get("nproc", "1"))
+except ValueError:
+    loads, ncpu = [], 1
+if loads and max(loads) > ncpu:
+    p(f"**This run was made on an overloaded machine** (1-minute load up to")
+    p(f"{max(loads):.1f} on {ncpu} CPUs, from other jobs): absolute times are")
+    p("several times the quiet-machine figures and the ratios are distorted")
+    p("by whichever command met the worst contention. Rerun")
+    p("`scripts/bench.sh` on a quiet machine before quoting these numbers.")
+    p()
 p("The machine is a shared 2-vCPU VM; other work ran on it at the same time")
 p("(see the load averages), so the minima are the least disturbed figures")
 p("and the medians the honest ones.")
@@ -441,13 +453,17 @@ if os.path.exists(sc):
         bl = open(scb).read().splitlines()
         bt = [l for l in bl if "total" in l]
         if bt and tot:
-            p(f"For comparison, bwrap's total under `strace -f -c`: `{bt[0].split()[2]}` calls "
-              f"(pysbx: `{tot[0].split()[2]}`).")
+            p(f"For comparison, bwrap's total under `strace -f -c`: {bt[0].split()[3]} syscalls "
+              f"(pysbx: {tot[0].split()[3]}). `wait4` and `ppoll` are the processes waiting for their")
+            p("children, not work.")
             p()
 if os.path.exists(st):
     # Timeline: which program each pid runs, when it exec'd and exited.
     prog = {}
+    agg = defaultdict(lambda: defaultdict(lambda: [0, 0.0]))
     pending = {}
+    forked = []
+    last_forker = None
     events = []
     slow = []
     t0 = None
@@ -469,29 +485,58 @@ if os.path.exists(st):
             path = me.group(1)
         elif rest.startswith("<... execve resumed>") and re.search(r"\) = 0( <|$)", rest):
             path = pending.pop(pid, "?")
+        if pid not in prog and last_forker is not None:
+            prog[pid] = prog.get(last_forker, "?")
         if path:
+            events.append((rel, pid, prog.get(pid, "(caller)"), f"execve {os.path.basename(path)}"))
             prog[pid] = os.path.basename(path)
-            events.append((rel, pid, f"execve {os.path.basename(path)}"))
         elif rest.startswith("+++ exited") or rest.startswith("+++ killed"):
-            events.append((rel, pid, rest.strip("+ ")))
+            events.append((rel, pid, prog.get(pid, "?"), rest.strip("+ ")))
         mt = re.search(r"<(\d+\.\d+)>$", rest.rstrip())
         if mt:
             name = re.match(r"([a-z_0-9]+)\(", rest)
-            if name:
+            if name and name.group(1) not in ("wait4", "ppoll", "poll", "read", "waitid", "rt_sigtimedwait", "pselect6") or \
+                    (name and name.group(1) == "read" and "unfinished" not in rest and "resumed" not in rest):
                 slow.append((float(mt.group(1)) * 1000, pid, prog.get(pid, "?"), short(rest[:110])))
+                agg[prog.get(pid, "?")][name.group(1)][0] += 1
+                agg[prog.get(pid, "?")][name.group(1)][1] += float(mt.group(1)) * 1000
         ms_ = (re.search(r"^(clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)", rest) or
                re.search(r"^<\.\.\. (clone3?|fork|vfork) resumed>.*\)\s+=\s+(\d+)", rest))
         if ms_:
-            events.append((rel, pid, f"{ms_.group(1)} -> {ms_.group(2)}"))
+            events.append((rel, pid, prog.get(pid, "?"), f"{ms_.group(1)} -> {ms_.group(2)}"))
+            # A child forked without exec runs its parent's program; the
+            # number is the pid as the parent's pid namespace sees it.
+            prog.setdefault(ms_.group(2), prog.get(pid, "?"))
+            forked.append(ms_.group(2))
+            last_forker = pid
     p("`strace -f -T -tt`: the timeline (ms since the first syscall; each pid")
     p("named by the program it runs):")
     p()
     p("| ms | pid | program | event |")
     p("|---:|---|---|---|")
-    for rel, pid, ev in events:
-        p(f"| {rel:.2f} | {pid} | {prog.get(pid, '?')} | {ev} |")
+    for rel, pid, pr, ev in events:
+        if pr == "?" and forked:
+            pr = "(forked, no exec)"
+        p(f"| {rel:.2f} | {pid} | {pr} | {ev} |")
     p()
-    p("The 15 slowest single syscalls:")
+    p("(A pid in a `fork ->` line is as the forking process sees it: inside")
+    p("the new pid namespace pid 1's child is pid 2. The reaper is pysbx-mount")
+    p("code forked without an exec.)")
+    p()
+    p("Syscalls by program (count, and the three costliest kinds by summed")
+    p("`-T` time; waits for children left out):")
+    p()
+    p("| program | syscalls | ms in syscalls | costliest |")
+    p("|---|---:|---:|---|")
+    for pr, d in agg.items():
+        n = sum(v[0] for v in d.values())
+        t = sum(v[1] for v in d.values())
+        top = sorted(d.items(), key=lambda kv_: -kv_[1][1])[:3]
+        tops = ", ".join(f"{k} ×{v[0]} {v[1]:.2f} ms" for k, v in top)
+        p(f"| {pr} | {n} | {t:.2f} | {tops} |")
+    p()
+    p("The 15 slowest single syscalls (on a busy machine, a few are only")
+    p("preempted):")
     p()
     p("| ms | pid | program | call |")
     p("|---:|---|---|---|")

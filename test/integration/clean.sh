@@ -77,7 +77,7 @@ is() {
 # appends to $1 forever.
 DAEMON='setsid bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" </dev/null >/dev/null 2>&1 &'
 
-echo "1..40"
+echo "1..59"
 
 # --- exit status -------------------------------------------------------
 
@@ -274,14 +274,19 @@ if unshare -Urm true 2>/dev/null; then
 	check "a bind mount inside scratch: the host directory behind it is intact" \
 		test "$(cat "$H/file" 2>/dev/null)" = keep
 	check "... the status record names what was left" \
-		is "$T/st" '("m" in ex.get("scratch_error", ""), ex["code"])' "(True, 0)"
+		is "$T/st" '(ex.get("scratch_error"), ex["code"])' \
+		"(\"unable to remove 'm' in the scratch directory (a mount point): Resource busy\", 0)"
+	unshare -Urm bash -c '"$0" --scratch-parent "$1" bash -c "mount --bind \"\$0\" \"\$SCRATCH\"" "$2" 2>/dev/null' \
+		"$CLEAN" "$P" "$H"
+	check "a bind mount over the scratch directory itself: the host directory is intact" \
+		test "$(cat "$H/file" 2>/dev/null)" = keep
 	"$CLEAN" --sweep "$P" >/dev/null
-	check "... and a sweep (the mount gone with its namespace) finishes" \
+	check "... and a sweep (the mounts gone with their namespace) finishes" \
 		test -z "$(ls -A "$P")" -a "$(cat "$H/file")" = keep
 else
-	skip "unprivileged user namespaces are not available (bind mount trap)"
-	skip "unprivileged user namespaces are not available"
-	skip "unprivileged user namespaces are not available"
+	for _ in 1 2 3 4; do
+		skip "unprivileged user namespaces are not available (mount traps)"
+	done
 fi
 
 # --- JSON status records ---------------------------------------------------
@@ -390,11 +395,11 @@ check "chain: a timeout after start: 124, stage target, timeout true" \
 MOUNT=$BIN/pysbx-mount
 if [[ ! -x $MOUNT || ! -x $BIN/pysbx-exec ]]; then
 	why="$MOUNT or pysbx-exec is not built yet"
-	for _ in 1 2 3; do skip "chain: $why"; done
+	for _ in 1 2 3 4; do skip "chain: $why"; done
 elif ! unshare -Urm true 2>/dev/null; then
-	for _ in 1 2 3; do skip "chain: unprivileged user namespaces are not available"; done
+	for _ in 1 2 3 4; do skip "chain: unprivileged user namespaces are not available"; done
 else
-	mkdir -m 0700 "$T/pol" "$T/out"
+	mkdir -m 0700 "$T/pol" "$T/cout"
 	cat >"$T/pol/chain.policy" <<EOF
 unshare user mount pid ipc uts net
 ro-bind /usr /usr
@@ -404,9 +409,9 @@ ro-bind-try /usr/lib64 /lib64
 proc /proc
 dev /dev
 tmpfs /tmp
-bind $T/out /out
+bind $T/cout /out
 EOF
-	f=$T/out/chain-daemon
+	f=$T/cout/chain-daemon
 	"$CLEAN" --status-fd 3 -p "$T/pol/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
 		bash -c 'setsid bash -c "while :; do echo x >>/out/chain-daemon; sleep 0.05; done" </dev/null >/dev/null 2>&1 & sleep 0.3; exit 4' \
 		3>"$T/st"
@@ -415,11 +420,23 @@ EOF
 		test $rc = 4 && stopped_growing "$f"
 	check "chain: started carries pid 1's host pid, exit the target's stage" \
 		is "$T/st" '(r[0]["event"], r[0]["pid"] > 0, ex["stage"], ex["code"])' "('started', True, 'target', 4)"
-	f=$T/out/chain-kill
+	f=$T/cout/chain-kill
 	"$CLEAN" -p "$T/pol/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
 		bash -c 'setsid bash -c "while :; do echo x >>/out/chain-kill; sleep 0.05; done" </dev/null >/dev/null 2>&1 & sleep 100' &
 	g=$!
 	grows "$f"
 	{ kill -KILL "$g"; wait "$g"; } 2>/dev/null
 	check "chain: SIGKILL of the guard kills the sandbox's setsid'd daemon" stopped_growing "$f"
+	set -m
+	"$CLEAN" -p "$T/pol/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
+		bash -c 'n=0; trap "n=\$((n + 1))" INT; : >/out/ready;
+		while [ ! -e /out/go ]; do sleep 0.05; done; echo $n >/out/count' &
+	g=$!
+	set +m
+	wait_for test -e "$T/cout/ready"
+	kill -INT -- "-$g"
+	touch "$T/cout/go"
+	wait "$g"
+	check "chain: SIGINT to the guard's process group reaches the target exactly once" \
+		test "$(cat "$T/cout/count" 2>/dev/null)" = 1
 fi
