@@ -17,6 +17,14 @@
 
 #include "guard/guard.h"
 
+/* Unified numbers (the same on every architecture), for older headers. */
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
 #define KILL_ROUNDS 500		/* 10 ms each at most: a stuck process */
 
 struct proc {

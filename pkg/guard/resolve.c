@@ -86,17 +86,6 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	next_kind(o, c->next[0]);
 	if (chain_load_plan(d, c, &p, PARSE_NO_SCRATCH) < 0)
 		return -1;
-	/* No policy: the empty one, parsed, so that the plan has the
-	 * positions plan_format needs. */
-	if (!c->policy && c->plan_fd < 0) {
-		struct perr e;
-
-		plan_free(&p);
-		if (plan_init(&p) < 0 ||
-		    policy_parse_buf(&p, "-", "", 0, &c->vars, 0, &e) < 0)
-			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
-					 "unable to make the empty plan");
-	}
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
 		if (make_scratch(d, c, &p, o, s) < 0)
 			goto out;

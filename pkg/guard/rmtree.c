@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,10 @@
 #include <linux/openat2.h>
 
 #include "guard/guard.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437	/* unified number, for older headers */
+#endif
 
 struct ident {
 	dev_t dev;
@@ -94,6 +99,33 @@ static int open_below(int dirfd, const char *name)
 				   O_CLOEXEC);
 }
 
+/* A directory the sandbox left without read or search permission (mode
+ * 0) cannot be opened to be emptied. It is the caller's: give the bits
+ * back through an O_PATH fd (which needs none, and is checked to be the
+ * entry scanned, never a symlink), then open it again. */
+static int open_below_chmod(int dirfd, const char *name,
+			    const struct stat *st)
+{
+	char proc[64];
+	struct stat pst;
+	int pfd = openat(dirfd, name,
+			 O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (pfd < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	r = fstat(pfd, &pst) < 0 || pst.st_dev != st->st_dev ||
+			    pst.st_ino != st->st_ino ?
+		    -1 :
+		    chmod(proc, 0700);
+	close(pfd);
+	if (r < 0) {
+		errno = EACCES;
+		return -1;
+	}
+	return open_below(dirfd, name);
+}
+
 /* Scan cur once. Returns an fd of a subdirectory to descend into, -1
  * when cur is done (left says whether anything stays in it), -2 on an
  * error that stops the walk. */
@@ -152,6 +184,8 @@ static int scan(struct walk *w, int cur, bool *left)
 			continue;
 		}
 		child = open_below(cur, n);
+		if (child < 0 && errno == EACCES)
+			child = open_below_chmod(cur, n, &st);
 		if (child < 0) {
 			leave(w, &st, errno, n,
 			      errno == EXDEV ? ": it is a mount point" : "");

@@ -13,36 +13,33 @@
 #include "guard/guard.h"
 
 /* Find "key": at the top level of a flat object (our records have no
- * nesting) and return a pointer past the colon and blanks, or NULL. */
+ * nesting) and return a pointer past the colon and blanks, or NULL.
+ * Every string is skipped whole, so a value never passes for a key. */
 static const char *json_find(const char *line, const char *key)
 {
 	size_t kl = strlen(key);
-	const char *p = line;
-	bool in_str = false;
 
-	for (; *p; p++) {
-		if (in_str) {
-			if (*p == '\\' && p[1])
-				p++;
-			else if (*p == '"')
-				in_str = false;
-			continue;
-		}
+	for (const char *p = line; *p; p++) {
+		const char *q, *end;
+
 		if (*p != '"')
 			continue;
-		if (!strncmp(p + 1, key, kl) && p[1 + kl] == '"') {
-			const char *q = p + 2 + kl;
-
-			while (*q == ' ')
-				q++;
-			if (*q != ':')
-				return NULL;
+		for (end = p + 1; *end && *end != '"'; end++)
+			if (*end == '\\' && end[1])
+				end++;
+		if (!*end)
+			return NULL;
+		q = end + 1;
+		while (*q == ' ')
+			q++;
+		if (*q == ':' && (size_t)(end - p - 1) == kl &&
+		    !strncmp(p + 1, key, kl)) {
 			q++;
 			while (*q == ' ')
 				q++;
 			return q;
 		}
-		in_str = true;
+		p = end;
 	}
 	return NULL;
 }

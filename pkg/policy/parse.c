@@ -26,6 +26,8 @@ int plan_init(struct plan *p)
 		plan_free(p);
 		return -1;
 	}
+	/* An empty plan (no -p) still formats: its lines need a file name. */
+	p->top = (struct pos){ "<empty>", 1, 1 };
 	p->uid = p->gid = -1;
 	p->umask = -1;
 	p->new_session = true;
@@ -117,7 +119,7 @@ static char *read_file(const char *path, size_t *len, struct stat *st)
 	 * S_ISREG check below then refuses it. No effect on regular files. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	char *buf = NULL;
-	size_t n = 0;
+	size_t n = 0, cap;
 	int saved;
 
 	if (fd < 0)
@@ -128,11 +130,17 @@ static char *read_file(const char *path, size_t *len, struct stat *st)
 		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
 		goto fail;
 	}
-	buf = malloc(PLAN_MAX_FILE + 1);
+	if (st->st_size > PLAN_MAX_FILE) {
+		errno = EFBIG;
+		goto fail;
+	}
+	/* Sized from fstat, plus one byte to notice a file that grew. */
+	cap = (size_t)st->st_size + 1;
+	buf = malloc(cap + 1);
 	if (!buf)
 		goto fail;
 	for (;;) {
-		ssize_t r = read(fd, buf + n, PLAN_MAX_FILE + 1 - n);
+		ssize_t r = read(fd, buf + n, cap - n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -141,8 +149,8 @@ static char *read_file(const char *path, size_t *len, struct stat *st)
 		if (!r)
 			break;
 		n += (size_t)r;
-		if (n > PLAN_MAX_FILE) {
-			errno = EFBIG;
+		if (n == cap) {
+			errno = EFBIG; /* changed while we read it */
 			goto fail;
 		}
 	}
