@@ -192,6 +192,17 @@ static void reap(pid_t child, int *status, bool *reaped)
 		}
 }
 
+/* As a subreaper the guard inherits every orphan of its tree, so "no
+ * child at all" proves that no descendant is left: the /proc walk, whose
+ * cost grows with the host's process count, is then not needed. */
+static bool no_children(void)
+{
+	siginfo_t si;
+
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+	       errno == ECHILD;
+}
+
 int kill_tree(pid_t pgid, int sfd, pid_t child, int *status, bool *reaped)
 {
 	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
@@ -199,6 +210,9 @@ int kill_tree(pid_t pgid, int sfd, pid_t child, int *status, bool *reaped)
 	char drain[512];
 
 	for (int round = 0; round < KILL_ROUNDS; round++) {
+		reap(child, status, reaped);
+		if (no_children())
+			return 0;
 		/* The group id is safe to signal only while its leader is
 		 * unreaped: after that the number may be reused. */
 		int n = kill_descendants(*reaped ? 0 : pgid);

@@ -6,8 +6,14 @@
  * component, one with '/' matches its last components (".git/hooks"
  * matches "a/.git/hooks"); fnmatch(3) globbing; "!PATTERN" exempts; the
  * last pattern that matches decides. A protected directory is not
- * descended into (its bind covers everything below). Symlinks are never
- * followed nor protected. Only what exists now can be protected. */
+ * descended into (its bind covers everything below). Only what exists
+ * now can be protected.
+ *
+ * A matching name that is a symlink is resolved beneath DIR (never out of
+ * it, never through /proc magic links) and its target is protected: else
+ * one run could turn .git/hooks into a link to a writable directory and
+ * every later run would write hooks through it. A matching link that
+ * leaves DIR or dangles stops the run (fail closed). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +31,7 @@
 struct walk {
 	struct diag *d;
 	const struct fs_op *op;
+	int rootfd;		/* DIR itself: symlinks resolve beneath it */
 	const char *pats;	/* one per line */
 	unsigned depth, count;
 };
@@ -84,6 +91,25 @@ static int protect_fd(struct walk *w, int fd, const char *rel)
 	return 0;
 }
 
+/* rel is a matching symlink below DIR: protect what it points to. */
+static int protect_link(struct walk *w, const char *rel)
+{
+	int fd = sys_openat2(w->rootfd, rel, O_PATH | O_CLOEXEC, 0,
+			     RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), r;
+
+	if (fd < 0)
+		return diag_fail(w->d, EXIT_SYSCALL, errno,
+				 "unable to protect %s/%s (%s:%u): it is a "
+				 "symlink that %s", w->op->dst, rel,
+				 w->op->pos.file, w->op->pos.line,
+				 errno == EXDEV ? "leads out of the protected "
+						  "directory"
+						: "does not resolve");
+	r = protect_fd(w, fd, rel);
+	close(fd);
+	return r;
+}
+
 static int walk_dir(struct walk *w, int dirfd, char *rel, size_t len,
 		    unsigned level)
 {
@@ -109,8 +135,15 @@ static int walk_dir(struct walk *w, int dirfd, char *rel, size_t len,
 			continue;
 		child = sys_openat2(fd, de->d_name, O_PATH | O_CLOEXEC, 0,
 				    MNT_RESOLVE);
-		/* ELOOP: a symlink, never followed nor protected; ENOENT:
-		 * gone meanwhile. */
+		sprintf(rel + len, "%s%s", len ? "/" : "", de->d_name);
+		if (child < 0 && errno == ELOOP && matches(w->pats, rel)) {
+			r = protect_link(w, rel);
+			rel[len] = '\0';
+			continue;
+		}
+		rel[len] = '\0';
+		/* ELOOP: a symlink that matches nothing, not followed;
+		 * ENOENT: gone meanwhile. */
 		if (child < 0)
 			continue;
 		if (fstat(child, &st) < 0) {
@@ -132,12 +165,13 @@ static int walk_dir(struct walk *w, int dirfd, char *rel, size_t len,
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1] = "", rel[PLAN_MAX_PATH + 1] = "";
-	struct walk w = { d, op, op->src, (unsigned)op->inodes, 0 };
+	struct walk w = { d, op, -1, op->src, (unsigned)op->inodes, 0 };
 	int fd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
 			      sizeof(bad)), r;
 
 	if (fd < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
+	w.rootfd = fd;
 	r = walk_dir(&w, fd, rel, 0, 1);
 	close(fd);
 	return r;
