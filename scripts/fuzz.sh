@@ -62,29 +62,16 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_st
 common=(-dict=test/fuzz/policy.dict -max_len=8192 -timeout=10
 	-rss_limit_mb=2048)
 
-mkdir -p "$B/logs"
-if [ "$mode" = merge ]; then
-	for t in $targets; do
-		[ -d "$B/corpus/$t" ] || continue
-		mkdir -p "test/fuzz/corpus/$t"
-		before=$(ls "test/fuzz/corpus/$t" | wc -l)
-		"$B/$t" -merge=1 "${common[@]}" "test/fuzz/corpus/$t" \
-			"$B/corpus/$t" >"$B/logs/$t.merge.log" 2>&1 ||
-			{ echo "fuzz.sh: merge of $t failed, see $B/logs/$t.merge.log" >&2; exit 1; }
-		after=$(ls "test/fuzz/corpus/$t" | wc -l)
-		echo "$t: test/fuzz/corpus/$t $before -> $after files"
-	done
-	exit 0
-fi
-
 mkdir -p "$B/crashes" "$B/logs"
 
-# The working corpora: the repository's seeds, the shipped policies, and
-# the plan text of every policy that parses (fuzz_policy writes it).
+# seed TARGET DIR [POLICY_DIR]: a corpus as the repository defines it: its
+# seeds, the shipped policies (fuzz_policy), and the plan text of every
+# policy in POLICY_DIR that parses (fuzz_plan; fuzz_policy writes it).
 seed() {
-	local t=$1 dir=$B/corpus/$1
+	local t=$1 dir=$2 f
 	mkdir -p "$dir"
-	[ -d "test/fuzz/corpus/$t" ] && cp -n test/fuzz/corpus/"$t"/* "$dir"/ 2>/dev/null
+	[ -d "test/fuzz/corpus/$t" ] &&
+		cp -n test/fuzz/corpus/"$t"/* "$dir"/ 2>/dev/null
 	case $t in
 	fuzz_policy)
 		for f in policies/*; do
@@ -92,13 +79,42 @@ seed() {
 		done
 		;;
 	fuzz_plan)
-		seed fuzz_policy
-		find "$B/corpus/fuzz_policy" -type f -print0 |
+		find "$3" -type f -print0 |
 			PYSBX_FUZZ_PLAN_OUT="$dir" xargs -0 -r "$B/fuzz_policy" \
 				>/dev/null 2>&1
 		;;
 	esac
 }
+
+# --merge: libFuzzer's -merge=1 into a fresh seed corpus (what every run
+# starts from anyway); the inputs it adds for new coverage are copied into
+# test/fuzz/corpus/TARGET. fuzz_policy first: fuzz_plan's seeds come from it.
+if [ "$mode" = merge ]; then
+	m=$B/merge
+	for t in $(printf '%s\n' $targets | sort -r); do
+		[ -d "$B/corpus/$t" ] || continue
+		rm -rf "$m/$t" "$m/policy-base"
+		seed fuzz_policy "$m/policy-base"
+		seed "$t" "$m/$t" "$m/policy-base"
+		ls "$m/$t" | sort >"$m/$t.before"
+		if ! "$B/$t" -merge=1 "${common[@]}" "$m/$t" "$B/corpus/$t" \
+			>"$B/logs/$t.merge.log" 2>&1; then
+			echo "fuzz.sh: merge of $t failed, see" \
+				"$B/logs/$t.merge.log" >&2
+			exit 1
+		fi
+		mkdir -p "test/fuzz/corpus/$t"
+		ls "$m/$t" | sort | comm -13 "$m/$t.before" - |
+			while read -r f; do cp "$m/$t/$f" "test/fuzz/corpus/$t/"; done
+		n=$(ls "test/fuzz/corpus/$t" | wc -l)
+		echo "$t: $(comm -13 "$m/$t.before" <(ls "$m/$t" | sort) |
+			wc -l) inputs added; test/fuzz/corpus/$t has $n files"
+		[ "$n" -le 300 ] ||
+			echo "fuzz.sh: warning: more than 300 files in" \
+				"test/fuzz/corpus/$t" >&2
+	done
+	exit 0
+fi
 
 # "#12345 DONE cov: 1 ft: 2 corp: 3/4b ..." and -print_final_stats lines.
 field() { sed -n "s/^$2: *//p" "$1" | tail -1; }
@@ -106,7 +122,8 @@ field() { sed -n "s/^$2: *//p" "$1" | tail -1; }
 status=0
 summary=()
 for t in $targets; do
-	seed "$t"
+	[ "$t" = fuzz_plan ] && seed fuzz_policy "$B/corpus/fuzz_policy"
+	seed "$t" "$B/corpus/$t" "$B/corpus/fuzz_policy"
 	log=$B/logs/$t.log
 	before=$(ls "$B/crashes" | wc -l)
 	echo "fuzz.sh: $t for ${secs}s (log: $log)"

@@ -173,7 +173,7 @@ pids_of_uid() {
 				[[ $r == "$1" || $e == "$1" ]] && echo "$pid"
 				break
 			fi
-		done <"$st" 2>/dev/null
+		done 2>/dev/null <"$st"
 	done
 }
 
