@@ -115,8 +115,9 @@ int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
 		if (!sig || sig == SIGCHLD)
 			continue;
 		if (sig == SIGTERM) {
-			/* A stop request, for daemons too. TERM before CONT: a stopped process wakes up to a
-			 * pending TERM, never to run its own code first. */
+			/* A stop request, for daemons too. TERM before
+			 * CONT: a stopped process wakes up to a pending
+			 * TERM, never to run its own code first. */
 			kill_all(in_pidns, target, SIGTERM);
 			kill_all(in_pidns, target, SIGCONT);
 		} else {
