@@ -88,7 +88,10 @@ seed() {
 
 # --merge: libFuzzer's -merge=1 into a fresh seed corpus (what every run
 # starts from anyway); the inputs it adds for new coverage are copied into
-# test/fuzz/corpus/TARGET. fuzz_policy first: fuzz_plan's seeds come from it.
+# test/fuzz/corpus/TARGET. -use_counters=0: an input is kept for a new
+# edge, not for a new hit count of a known one, which keeps the repository
+# corpus small (a few hundred files instead of thousands). fuzz_policy
+# first: fuzz_plan's seeds come from it.
 if [ "$mode" = merge ]; then
 	m=$B/merge
 	for t in $(printf '%s\n' $targets | sort -r); do
@@ -97,7 +100,8 @@ if [ "$mode" = merge ]; then
 		seed fuzz_policy "$m/policy-base"
 		seed "$t" "$m/$t" "$m/policy-base"
 		ls "$m/$t" | sort >"$m/$t.before"
-		if ! "$B/$t" -merge=1 "${common[@]}" "$m/$t" "$B/corpus/$t" \
+		if ! "$B/$t" -merge=1 -use_counters=0 "${common[@]}" \
+			"$m/$t" "$B/corpus/$t" \
 			>"$B/logs/$t.merge.log" 2>&1; then
 			echo "fuzz.sh: merge of $t failed, see" \
 				"$B/logs/$t.merge.log" >&2
