@@ -402,7 +402,7 @@ static void first_use(struct ctx *c, const struct pos *pos,
 static void d_unshare(struct ctx *c, const struct pos *pos, struct tok *t,
 		      int n)
 {
-	first_use(c, pos, &t[0], AT_UNSHARE);
+	first_use(c, pos, &t[0], PAT_UNSHARE);
 	for (int i = 1; i < n; i++) {
 		size_t j;
 
@@ -430,7 +430,7 @@ static void d_id(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 	long v;
 
 	(void)n;
-	if (once(c, pos, &t[0], is_uid ? AT_UID : AT_GID))
+	if (once(c, pos, &t[0], is_uid ? PAT_UID : PAT_GID))
 		return;
 	if (num_int(t[1].s, 0, 4294967294L, &v)) {
 		perr_at(c, pos, t[1].col,
@@ -448,7 +448,7 @@ static void d_hostname(struct ctx *c, const struct pos *pos, struct tok *t,
 		       int n)
 {
 	(void)n;
-	if (once(c, pos, &t[0], AT_HOSTNAME))
+	if (once(c, pos, &t[0], PAT_HOSTNAME))
 		return;
 	if (!t[1].len || t[1].len > 64 ||
 	    strspn(t[1].s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
@@ -480,7 +480,7 @@ static void d_nested(struct ctx *c, const struct pos *pos, struct tok *t,
 	int v;
 
 	(void)n;
-	if (!once(c, pos, &t[0], AT_NESTED) &&
+	if (!once(c, pos, &t[0], PAT_NESTED) &&
 	    (v = choice(c, pos, &t[1], "allow", "deny")) >= 0)
 		c->p->nested_userns = v;
 }
@@ -491,7 +491,7 @@ static void d_session(struct ctx *c, const struct pos *pos, struct tok *t,
 	int v;
 
 	(void)n;
-	if (!once(c, pos, &t[0], AT_SESSION) &&
+	if (!once(c, pos, &t[0], PAT_SESSION) &&
 	    (v = choice(c, pos, &t[1], "yes", "no")) >= 0)
 		c->p->new_session = v;
 }
@@ -502,7 +502,7 @@ static void d_stdin(struct ctx *c, const struct pos *pos, struct tok *t,
 	int v;
 
 	(void)n;
-	if (!once(c, pos, &t[0], AT_STDIN) &&
+	if (!once(c, pos, &t[0], PAT_STDIN) &&
 	    (v = choice(c, pos, &t[1], "null", "inherit")) >= 0)
 		c->p->stdin_null = v;
 }
@@ -513,7 +513,7 @@ static void d_diesig(struct ctx *c, const struct pos *pos, struct tok *t,
 	int sig;
 
 	(void)n;
-	if (once(c, pos, &t[0], AT_DIESIG))
+	if (once(c, pos, &t[0], PAT_DIESIG))
 		return;
 	if (!strcmp(t[1].s, "none")) {
 		c->p->die_signal = 0;
@@ -534,7 +534,7 @@ static void d_chdir(struct ctx *c, const struct pos *pos, struct tok *t,
 	const char *dir;
 
 	(void)n;
-	if (!once(c, pos, &t[0], AT_CHDIR) &&
+	if (!once(c, pos, &t[0], PAT_CHDIR) &&
 	    (dir = path_arg(c, pos, &t[1], "chdir")))
 		c->p->chdir = dir;
 }
@@ -545,7 +545,7 @@ static void d_umask(struct ctx *c, const struct pos *pos, struct tok *t,
 	int m;
 
 	(void)n;
-	if (once(c, pos, &t[0], AT_UMASK))
+	if (once(c, pos, &t[0], PAT_UMASK))
 		return;
 	if (num_mode(t[1].s, &m) || m > 0777)
 		perr_at(c, pos, t[1].col, "umask '%s' is not an octal mode up "
@@ -557,7 +557,7 @@ static void d_umask(struct ctx *c, const struct pos *pos, struct tok *t,
 static void d_keepfd(struct ctx *c, const struct pos *pos, struct tok *t,
 		     int n)
 {
-	first_use(c, pos, &t[0], AT_KEEPFD);
+	first_use(c, pos, &t[0], PAT_KEEPFD);
 	for (int i = 1; i < n; i++) {
 		long fd;
 
@@ -959,7 +959,7 @@ static void d_seccomp(struct ctx *c, const struct pos *pos, struct tok *t,
 		if (n != 2)
 			perr_at(c, pos, t[2].col, "'seccomp audit' takes no "
 				"arguments");
-		else if (!once(c, pos, &t[1], AT_AUDIT))
+		else if (!once(c, pos, &t[1], PAT_AUDIT))
 			c->p->sc_audit = true;
 		return;
 	}
@@ -969,7 +969,7 @@ static void d_seccomp(struct ctx *c, const struct pos *pos, struct tok *t,
 				"'seccomp default' takes one action");
 			return;
 		}
-		if (once(c, pos, &t[1], AT_SCDEFAULT) ||
+		if (once(c, pos, &t[1], PAT_SCDEFAULT) ||
 		    sc_action(c, pos, &t[2], &act, &err))
 			return;
 		c->p->sc_default = act;
@@ -1018,7 +1018,7 @@ static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
 {
 	int r;
 
-	if (once(c, pos, &t[0], AT_TIMEOUT))
+	if (once(c, pos, &t[0], PAT_TIMEOUT))
 		return;
 	if (!strcmp(t[1].s, "none")) {
 		c->p->timeout_ms = 0;
@@ -1043,7 +1043,7 @@ static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
 static void d_dwp(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 {
 	(void)n;
-	if (!once(c, pos, &t[0], AT_DWP))
+	if (!once(c, pos, &t[0], PAT_DWP))
 		c->p->die_with_parent = true;
 }
 
@@ -1054,7 +1054,7 @@ static void d_scratch(struct ctx *c, const struct pos *pos, struct tok *t,
 	const char *path;
 
 	(void)n;
-	if (once(c, pos, &t[0], AT_SCRATCH))
+	if (once(c, pos, &t[0], PAT_SCRATCH))
 		return;
 	v = choice(c, pos, &t[1], "create", "adopt");
 	path = path_arg(c, pos, &t[2], "scratch");
@@ -1208,12 +1208,12 @@ void plan_validate(struct ctx *c)
 				"namespace)");
 		}
 	if (p->hostname && !(p->ns & NS_UTS)) {
-		at = &c->p->at[AT_HOSTNAME];
+		at = &c->p->at[PAT_HOSTNAME];
 		perr_at(c, at, at->col ? at->col : 1,
 			"'hostname' needs 'unshare uts'");
 	}
 	if ((p->uid >= 0 || p->gid >= 0) && !(p->ns & NS_USER)) {
-		at = p->uid >= 0 ? &c->p->at[AT_UID] : &c->p->at[AT_GID];
+		at = p->uid >= 0 ? &c->p->at[PAT_UID] : &c->p->at[PAT_GID];
 		perr_at(c, at, at->col ? at->col : 1,
 			"'uid' and 'gid' need a user namespace ('unshare "
 			"user')");

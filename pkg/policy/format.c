@@ -204,27 +204,27 @@ static void fs_op(struct out *o, int wp, const struct fs_op *f)
 static void render(struct out *o, const struct plan *p, int wp)
 {
 	if (p->ns) {
-		line(o, wp, at(p, AT_UNSHARE), "unshare");
+		line(o, wp, at(p, PAT_UNSHARE), "unshare");
 		for (unsigned b = 1; b <= NS_CGROUP; b <<= 1)
 			if (p->ns & b)
 				add(o, " %s", ns_name(b));
 		add(o, "\n");
 	}
 	if (p->uid >= 0) {
-		line(o, wp, at(p, AT_UID), "uid");
+		line(o, wp, at(p, PAT_UID), "uid");
 		add(o, " %ld\n", p->uid);
 	}
 	if (p->gid >= 0) {
-		line(o, wp, at(p, AT_GID), "gid");
+		line(o, wp, at(p, PAT_GID), "gid");
 		add(o, " %ld\n", p->gid);
 	}
 	if (p->hostname) {
-		line(o, wp, at(p, AT_HOSTNAME), "hostname");
+		line(o, wp, at(p, PAT_HOSTNAME), "hostname");
 		word(o, p->hostname);
 		add(o, "\n");
 	}
 	if (p->nested_userns) {
-		line(o, wp, at(p, AT_NESTED), "nested-userns");
+		line(o, wp, at(p, PAT_NESTED), "nested-userns");
 		add(o, " allow\n");
 	}
 	for (size_t i = 0; i < p->nfs; i++)
@@ -266,39 +266,39 @@ static void render(struct out *o, const struct plan *p, int wp)
 		add(o, "\n");
 	}
 	if (p->chdir) {
-		line(o, wp, at(p, AT_CHDIR), "chdir");
+		line(o, wp, at(p, PAT_CHDIR), "chdir");
 		word(o, p->chdir);
 		add(o, "\n");
 	}
 	if (p->umask >= 0) {
-		line(o, wp, at(p, AT_UMASK), "umask");
+		line(o, wp, at(p, PAT_UMASK), "umask");
 		add(o, " %04o\n", (unsigned)p->umask);
 	}
-	line(o, wp, at(p, AT_SESSION), "new-session");
+	line(o, wp, at(p, PAT_SESSION), "new-session");
 	add(o, p->new_session ? " yes\n" : " no\n");
-	line(o, wp, at(p, AT_DIESIG), "die-signal");
+	line(o, wp, at(p, PAT_DIESIG), "die-signal");
 	if (p->die_signal && signal_name(p->die_signal))
 		add(o, " %s\n", signal_name(p->die_signal));
 	else if (p->die_signal)
 		add(o, " %d\n", p->die_signal);
 	else
 		add(o, " none\n");
-	line(o, wp, at(p, AT_STDIN), "stdin");
+	line(o, wp, at(p, PAT_STDIN), "stdin");
 	add(o, p->stdin_null ? " null\n" : " inherit\n");
 	if (p->nkeep_fds) {
-		line(o, wp, at(p, AT_KEEPFD), "keep-fd");
+		line(o, wp, at(p, PAT_KEEPFD), "keep-fd");
 		for (size_t i = 0; i < p->nkeep_fds; i++)
 			add(o, " %d", p->keep_fds[i]);
 		add(o, "\n");
 	}
 	if (p->sc_set) {
-		line(o, wp, at(p, AT_SCDEFAULT), "seccomp");
+		line(o, wp, at(p, PAT_SCDEFAULT), "seccomp");
 		add(o, " default");
 		action(o, p->sc_default, p->sc_default_err);
 		add(o, "\n");
 	}
 	if (p->sc_audit) {
-		line(o, wp, at(p, AT_AUDIT), "seccomp");
+		line(o, wp, at(p, PAT_AUDIT), "seccomp");
 		add(o, " audit\n");
 	}
 	for (size_t i = 0; i < p->nsc; i++) {
@@ -322,18 +322,18 @@ static void render(struct out *o, const struct plan *p, int wp)
 		}
 		add(o, "\n");
 	}
-	line(o, wp, at(p, AT_TIMEOUT), "timeout");
+	line(o, wp, at(p, PAT_TIMEOUT), "timeout");
 	if (p->timeout_ms)
 		add(o, " %llums", (unsigned long long)p->timeout_ms);
 	else
 		add(o, " none");
 	add(o, " kill-after %llums\n", (unsigned long long)p->kill_after_ms);
 	if (p->die_with_parent) {
-		line(o, wp, at(p, AT_DWP), "die-with-parent");
+		line(o, wp, at(p, PAT_DWP), "die-with-parent");
 		add(o, "\n");
 	}
 	if (p->scratch != SCRATCH_NONE) {
-		line(o, wp, at(p, AT_SCRATCH), "scratch");
+		line(o, wp, at(p, PAT_SCRATCH), "scratch");
 		add(o, p->scratch == SCRATCH_CREATE ? " create" : " adopt");
 		word(o, p->scratch_path);
 		add(o, "\n");

@@ -126,9 +126,9 @@ enum scratch_mode { SCRATCH_NONE, SCRATCH_CREATE, SCRATCH_ADOPT };
 /* Directives that may appear once (and unshare, keep-fd: first use); the
  * plan keeps where each was given so that a step can name the line. */
 enum plan_at {
-	AT_UNSHARE, AT_UID, AT_GID, AT_HOSTNAME, AT_NESTED, AT_CHDIR,
-	AT_UMASK, AT_SESSION, AT_DIESIG, AT_STDIN, AT_KEEPFD, AT_SCDEFAULT,
-	AT_AUDIT, AT_TIMEOUT, AT_DWP, AT_SCRATCH, AT_N
+	PAT_UNSHARE, PAT_UID, PAT_GID, PAT_HOSTNAME, PAT_NESTED, PAT_CHDIR,
+	PAT_UMASK, PAT_SESSION, PAT_DIESIG, PAT_STDIN, PAT_KEEPFD, PAT_SCDEFAULT,
+	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_N
 };
 
 struct plan {
@@ -171,7 +171,7 @@ struct plan {
 	const char *files[PLAN_MAX_FILES]; /* every policy file read */
 	size_t nfiles;
 	struct pos top;		/* the top-level policy file, line 1 */
-	struct pos at[AT_N];	/* where each scalar was set, line 0: unset */
+	struct pos at[PAT_N];	/* where each scalar was set, line 0: unset */
 	void *arena;		/* owns every pointer above */
 };
 

@@ -25,7 +25,7 @@ int proc_stdin_null(struct diag *d, const struct plan *p)
 	if (fd < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno,
 			  POS_FMT ": unable to open /dev/null for stdin",
-			  POS_ARGS(p->at[AT_STDIN]));
+			  POS_ARGS(p->at[PAT_STDIN]));
 		if (d->err == ENOENT)
 			diag_hint(d, "there is no /dev/null here: give the "
 				  "sandbox a /dev (policy: dev /dev)");
@@ -39,7 +39,7 @@ int proc_stdin_null(struct diag *d, const struct plan *p)
 		return diag_fail(d, EXIT_SYSCALL, 0,
 				 POS_FMT ": unable to use /dev/null for stdin: "
 				 "it is not the null device (char 1:3)",
-				 POS_ARGS(p->at[AT_STDIN]));
+				 POS_ARGS(p->at[PAT_STDIN]));
 	}
 	if (fd == 0)
 		return fcntl(0, F_SETFD, 0) < 0 ?
@@ -160,13 +160,13 @@ int proc_close_fds(struct diag *d, const struct plan *p, const int *extra,
 				return diag_fail(d, EXIT_SYSCALL, 0,
 						 POS_FMT ": unable to keep fd "
 						 "%d: it is the chain's own fd",
-						 POS_ARGS(p->at[AT_KEEPFD]),
+						 POS_ARGS(p->at[PAT_KEEPFD]),
 						 fd);
 		/* Kept means the target gets it: clear close-on-exec. */
 		if (fcntl(fd, F_SETFD, 0) < 0) {
 			diag_fail(d, EXIT_SYSCALL, errno,
 				  POS_FMT ": unable to keep fd %d",
-				  POS_ARGS(p->at[AT_KEEPFD]), fd);
+				  POS_ARGS(p->at[PAT_KEEPFD]), fd);
 			if (d->err == EBADF)
 				diag_hint(d, "keep-fd names an fd the caller "
 					  "must pass open, e.g. %d<FILE in a "

@@ -227,7 +227,7 @@ static int add_routes(struct comp *k)
 				 "clone3's are not");
 	if (p->sc_default != SC_ALLOW)
 		return add_route(k, "clone3", SC_ERRNO, ENOSYS,
-				 p->at[AT_SCDEFAULT].line ? &p->at[AT_SCDEFAULT]
+				 p->at[PAT_SCDEFAULT].line ? &p->at[PAT_SCDEFAULT]
 							  : &p->top,
 				 "not allowed by default; glibc falls back to "
 				 "clone on ENOSYS only");

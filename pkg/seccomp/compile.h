@@ -28,7 +28,7 @@
 
 #include <linux/filter.h>
 
-/* Not <seccomp.h> here: it pulls in <elf.h>, whose AT_UID and AT_GID
+/* Not <seccomp.h> here: it pulls in <elf.h>, whose PAT_UID and PAT_GID
  * macros would clash with policy.h's enum plan_at. */
 #include "diag/diag.h"
 #include "policy/policy.h"

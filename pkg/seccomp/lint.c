@@ -51,7 +51,7 @@ static const struct pos *denied(const struct plan *p, const char *name)
 		return &r->pos;
 	if (permits(p->sc_default) || first_rule(p, name, 0))
 		return NULL;
-	return p->at[AT_SCDEFAULT].line ? &p->at[AT_SCDEFAULT] : &p->top;
+	return p->at[PAT_SCDEFAULT].line ? &p->at[PAT_SCDEFAULT] : &p->top;
 }
 
 static void io_uring(struct lint *l)
@@ -161,7 +161,7 @@ static void wide_compare(struct lint *l)
 static void exec_allowed(struct lint *l)
 {
 	const struct plan *p = l->p;
-	const struct pos *at = p->at[AT_SCDEFAULT].line ? &p->at[AT_SCDEFAULT]
+	const struct pos *at = p->at[PAT_SCDEFAULT].line ? &p->at[PAT_SCDEFAULT]
 							: &p->top;
 	const struct sc_rule *r = first_rule(p, "execve", 0);
 
@@ -180,7 +180,7 @@ size_t sc_lint(const struct plan *p, struct sc_warning *w, size_t max)
 	if (!p->sc_set)
 		return 0;
 	if (p->sc_audit)
-		warn(&l, &p->at[AT_AUDIT],
+		warn(&l, &p->at[PAT_AUDIT],
 		     "'seccomp audit' is on: the filter only logs, it denies "
 		     "nothing");
 	io_uring(&l);
