@@ -329,6 +329,53 @@ static const char full[] =
 	"seccomp log @syslog\n"
 	"timeout 30s kill-after 2s\ndie-with-parent\nscratch adopt /var/tmp\n";
 
+/* A plan line is longer than the policy line it came from: positions,
+ * expansions and escapes. It must still read back (found by fuzzing). */
+static void long_plan_lines(void)
+{
+	struct diag d = DIAG_INIT("test", "test");
+	char *big = malloc(12010), *def = malloc(12020);
+	struct vars v = { 0 };
+	struct plan p, q;
+	char err[256];
+	int fd;
+
+	memset(big, '"', 12000);
+	big[12000] = '\0';
+	snprintf(def, 12020, "C=%s", big);
+	vars_add_arg(&v, def, err, sizeof(err));
+	plan_init(&p);
+	policy_parse_buf(&p, "t.policy", "unshare mount\nfile /x ${C}\n", 27,
+			 &v, 0, &e);
+	fd = plan_seal(&d, &p);
+	plan_init(&q);
+	ok(!e.total && fd >= 0 && plan_read_fd(&d, fd, &q) == 0 &&
+		   q.nfs == 1 && strlen(q.fs[0].src) == 12000,
+	   "a 12000-byte expanded word (a 24 KiB plan line) round-trips");
+	plan_free(&p);
+	plan_free(&q);
+	close(fd);
+	free((char *)v.name[0]);
+	free(big);
+	free(def);
+}
+
+static void too_many_defines(void)
+{
+	struct vars v = { 0 };
+	char arg[32], err[256];
+	int r = 0, i;
+
+	for (i = 0; i < 61 && !r; i++) {
+		snprintf(arg, sizeof(arg), "V%d=x", i);
+		r = vars_add_arg(&v, arg, err, sizeof(err));
+	}
+	is_int(i, 61, "the 61st -D is refused, not dropped");
+	is_str(err, "too many -D variables (max 60)", "with the cap named");
+	for (size_t k = 0; k < v.n; k++)
+		free((char *)v.name[k]);
+}
+
 static void round_trip(void)
 {
 	struct diag d = DIAG_INIT("test", "test");
@@ -396,5 +443,7 @@ int main(void)
 	variables();
 	includes();
 	round_trip();
+	long_plan_lines();
+	too_many_defines();
 	return done_testing();
 }
