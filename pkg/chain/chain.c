@@ -59,7 +59,15 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 	case CHAIN_OPT_REPORT_FD:
 		return fd_arg(d, "--report-fd", arg, &c->report_fd) ? -1 : 1;
 	case 'h':
-		printf("usage: %s\n%s", c->usage, CHAIN_EXIT_CODES);
+		printf("usage: %s\n"
+		       "common options:\n"
+		       "  -p POLICY          read the policy (docs/POLICY.md)\n"
+		       "  -D NAME=VALUE      define ${NAME}, taken verbatim\n"
+		       "  --allow-untrusted  accept a policy others could change\n"
+		       "  --plan-fd N, --report-fd N  set by the previous step "
+		       "of the chain\n"
+		       "  --help, --version\n%s",
+		       c->usage, CHAIN_EXIT_CODES);
 		exit(0);
 	case CHAIN_OPT_VERSION:
 		printf("%s %s\n", d->prog, PYSBX_VERSION);

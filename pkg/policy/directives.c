@@ -323,6 +323,86 @@ static void d_onepath(struct ctx *c, const struct pos *pos, struct tok *t,
 		op->dst = dst;
 }
 
+/* Is path equal to dir or below it? */
+static int beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return 1;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* read-roots LIST: host directories, ':'-separated, each bound read-only
+ * at its own path (the paths an agent's user already granted to its other
+ * tools). A root that overlaps a path the policy has already mounted is
+ * refused: it would shadow or be shadowed by a sandbox mount. A root
+ * inside a directory bound at another path (the project) is redundant
+ * and skipped with a warning. A root that does not exist grants nothing
+ * (ro-bind-try). A path holding ':' cannot be a read root. */
+static void d_readroots(struct ctx *c, const struct pos *pos, struct tok *t,
+			int n)
+{
+	const char *s = t[1].s;
+
+	(void)n;
+	while (*s) {
+		const char *e = strchrnul(s, ':');
+		struct tok one = { NULL, (size_t)(e - s), t[1].col };
+		const char *root, *clash = NULL;
+		const struct fs_op *at = NULL;
+		struct fs_op *op;
+		int redundant = 0;
+
+		if (e == s) {
+			s = *e ? e + 1 : e;
+			continue;
+		}
+		one.s = arena_strndup(c->a, s, one.len);
+		s = *e ? e + 1 : e;
+		if (!one.s || !(root = path_arg(c, pos, &one, "read root")))
+			continue;
+		/* Inside a directory bound elsewhere (the project at
+		 * /workspace) first: such a root is already readable there,
+		 * wherever its host path lies. A bind at its own path (/usr)
+		 * is a reserved path like any other. */
+		for (size_t i = 0; i < c->p->nfs; i++) {
+			const struct fs_op *f = &c->p->fs[i];
+
+			if ((f->kind == FS_BIND || f->kind == FS_RO_BIND ||
+			     f->kind == FS_DEV_BIND) && strcmp(f->src, f->dst) &&
+			    beneath(root, f->src))
+				redundant = 1;
+		}
+		for (size_t i = 0; i < c->p->nfs && !clash && !redundant; i++) {
+			const struct fs_op *f = &c->p->fs[i];
+
+			if (beneath(root, f->dst) || beneath(f->dst, root)) {
+				clash = f->dst;
+				at = f;
+			}
+		}
+		if (clash) {
+			perr_at(c, pos, t[1].col,
+				"read root '%s' collides with the sandbox path "
+				"'%s' ('%s' at %s:%u); a reserved path cannot be "
+				"a read root", root, clash, fs_kind_name(at->kind),
+				at->pos.file, at->pos.line);
+			continue;
+		}
+		if (redundant) {
+			pwarn_at(c, pos, t[1].col,
+				 "read root '%s' lies inside a directory the "
+				 "sandbox already mounts; skipped", root);
+			continue;
+		}
+		if (!(op = fs_new(c, pos, &t[0], FS_RO_BIND)))
+			return;
+		op->src = op->dst = root;
+		op->try_ = true;
+	}
+}
+
 /* protect DIR [depth=N] PATTERN...: patterns are fnmatch(3) globs, matched
  * against the basename, or against the path below DIR when they hold a
  * '/'; a leading '!' excludes. Kept in src, one per line. */
@@ -1104,6 +1184,7 @@ static const struct {
 	{ "remount-ro", d_onepath, 1, 1, "remount-ro DEST" },
 	{ "mask", d_onepath, 1, 1, "mask DEST" },
 	{ "protect", d_protect, 2, -1, "protect DIR [depth=N] PATTERN..." },
+	{ "read-roots", d_readroots, 1, 1, "read-roots DIR[:DIR]..." },
 	{ "limit", d_limit, 2, 3, "limit NAME VALUE [HARD]" },
 	{ "env", d_env, 1, -1, "env NAME=VALUE..." },
 	{ "env-pass", d_envpass, 1, -1, "env-pass NAME..." },

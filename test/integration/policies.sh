@@ -36,7 +36,7 @@ pyrun() { # pyrun [-D..]... CODE
 }
 
 if [[ ! -x $PY ]]; then echo "1..0 # SKIP $PY is missing"; exit 0; fi
-echo "1..28"
+echo "1..30"
 
 # --- python.policy -------------------------------------------------------
 pyrun 'import json, re, hashlib, subprocess, getpass, os
@@ -109,6 +109,20 @@ sleep 0.5
 s2=$(stat -c %s "$T/scr2/tick" 2>/dev/null || echo 0)
 [[ $s1 -gt 0 && $s1 == "$s2" ]] && ok "python: the setsid'd child died with it (file stopped growing at $s1 bytes)" ||
 	not_ok "python: the setsid'd child died with it" "sizes $s1 then $s2"
+
+# Read roots must lie outside /tmp (the sandbox's own): use /var/tmp.
+RR=$(mktemp -d /var/tmp/pysbx-rr.XXXXXX) && chmod 0755 "$RR" && mkdir "$RR/a" "$RR/b" &&
+	echo granted >"$RR/a/f" && echo also >"$RR/b/g"
+pyrun -D READ_ROOTS="$RR/a:$RR/b:$WS/src" 'import os
+print(open("'"$RR/a/f"'").read().strip(), open("'"$RR/b/g"'").read().strip(), os.path.exists("'"$WS"'"))
+try: open("'"$RR/a/new"'", "w")
+except OSError as e: print(e.errno)'
+is "$rc:$(echo $out)" "0:granted also False 30" "python: read roots are readable at their host paths, read-only; one inside the project is skipped"
+pyrun -D READ_ROOTS="/usr/share" 'print(1)'
+[[ $rc == 100 && $out == *"read root '/usr/share' collides with the sandbox path '/usr'"* ]] &&
+	ok "python: a read root colliding with /usr is refused with the reason (100)" ||
+	not_ok "python: a read root colliding with /usr is refused" "$rc $out"
+rm -rf "$RR"
 
 # --- workspace-write.policy and read-only.policy ------------------------
 run "$P/workspace-write.policy" -D WORKSPACE="$WS" -- /bin/sh -c 'echo w > ww.txt && cat ww.txt; touch /usr/x 2>&1 | grep -c "Read-only"; ls /run | wc -l'

@@ -39,6 +39,8 @@ static const char *parse_v(const char *text, const char *const *defs)
 	return first;
 }
 
+static char *show(const char *text, const char *const *defs);
+
 static const char *parse(const char *text)
 {
 	return parse_v(text, NULL);
@@ -187,6 +189,30 @@ static void rejections(void)
 	       "to 16");
 	REJECT("unshare mount\nprotect /w depth=2\n",
 	       "t.policy:2:1: error: 'protect' needs at least one pattern");
+	is_str(parse_v("unshare mount pid\nro-bind /usr /usr\nproc /proc\n"
+		       "read-roots ${R}\n",
+		       (const char *const[]){ "R=/srv/data:/usr/share", NULL }),
+	       "t.policy:4:12: error: read root '/usr/share' collides with the "
+	       "sandbox path '/usr' ('ro-bind' at t.policy:2); a reserved path "
+	       "cannot be a read root",
+	       "a read root under a sandbox path is refused with the reason");
+	is_str(parse_v("unshare mount\ntmpfs /tmp\nread-roots ${R}\n",
+		       (const char *const[]){ "R=/", NULL }),
+	       "t.policy:3:12: error: read root '/' collides with the sandbox "
+	       "path '/tmp' ('tmpfs' at t.policy:2); a reserved path cannot be "
+	       "a read root",
+	       "a read root above a sandbox path is refused");
+	{
+		char *s = show("unshare mount\nro-bind /srv/p /workspace\n"
+			       "read-roots /opt/a::/srv/p/sub:/opt/b\n", NULL);
+
+		ok(s && strstr(s, "ro-bind-try /opt/a /opt/a\n") &&
+			   strstr(s, "ro-bind-try /opt/b /opt/b\n") &&
+			   !strstr(s, "/srv/p/sub"),
+		   "read roots become ro-bind-try at their own paths; one "
+		   "inside the project is skipped");
+		free(s);
+	}
 	REJECT("include ../x.policy\n",
 	       "t.policy:1:9: error: include path '../x.policy' must be "
 	       "non-empty and without '..'");
