@@ -1,0 +1,243 @@
+/* Starting the sandbox's first process the way posix_spawn does: clone
+ * with CLONE_VM | CLONE_VFORK on a small stack of its own, so that the
+ * guard's address space is never copied (no page tables to duplicate, no
+ * copy-on-write faults afterwards) and the guard resumes once the child
+ * has exec'd or exited.
+ *
+ * The child shares the guard's memory until its exec: it only makes
+ * system calls (setpgid, prctl, getppid, fcntl, sigprocmask, execve) and
+ * writes its failure into the shared struct spawn; everything that could
+ * allocate, lock or print (the argv with --plan-fd/--report-fd, the
+ * environment, the messages) is done by the guard, before and after.
+ * Every signal is blocked across the clone, so that no handler could ever
+ * run on the child's stack over the guard's memory (the guard installs
+ * none today); the child restores the caller's mask just before execve. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "guard/guard.h"
+
+extern char **environ;
+
+enum { SP_OK, SP_PGID, SP_PDEATH, SP_EXEC };
+
+struct spawn {
+	const char *file;	/* c->next[0]: a path, or a name for PATH */
+	char **argv;
+	char **envp;
+	const char *path;	/* PATH of envp, for a name without '/' */
+	const sigset_t *mask;	/* restored just before the exec */
+	pid_t guard;
+	int inherit[2];		/* fds whose close-on-exec is cleared */
+	/* written by the child, read by the guard after the clone */
+	volatile int what, err;
+};
+
+/* The child's only exit on failure: the reason is in the shared struct,
+ * the message is the guard's to print. */
+static int child_fail(struct spawn *s, int what, int err, int code)
+{
+	s->err = err;
+	s->what = what;
+	_exit(code);
+}
+
+/* execvp's search without its allocations: a stack buffer per entry;
+ * EACCES beats ENOENT, so "found but not executable" is reported. */
+static int child_exec(struct spawn *s)
+{
+	const char *p, *e;
+	size_t flen = strlen(s->file);
+	char buf[PATH_MAX];
+	int seen_eacces = 0;
+
+	if (strchr(s->file, '/')) {
+		execve(s->file, s->argv, s->envp);
+		return errno;
+	}
+	if (!*s->file || flen > NAME_MAX)
+		return ENOENT;
+	for (p = s->path;; p = e + 1) {
+		size_t n;
+
+		e = strchrnul(p, ':');
+		n = (size_t)(e - p);
+		if (n + 1 + flen < sizeof(buf)) {
+			char *q = buf;
+
+			if (n) {
+				memcpy(q, p, n);
+				q += n;
+				*q++ = '/';
+			}
+			memcpy(q, s->file, flen + 1);
+			execve(buf, s->argv, s->envp);
+			if (errno == EACCES)
+				seen_eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				return errno;
+		}
+		if (!*e)
+			break;
+	}
+	return seen_eacces ? EACCES : ENOENT;
+}
+
+static int child(void *arg)
+{
+	struct spawn *s = arg;
+	int err;
+
+	if (setpgid(0, 0) < 0)
+		child_fail(s, SP_PGID, errno, EXIT_SYSCALL);
+	/* Standalone, this is what stops the target when the guard is
+	 * SIGKILLed (in the chain, pysbx-mount's monitor does the same and
+	 * the pid namespace takes the rest). getppid() closes the race
+	 * with a guard that died before the prctl. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != s->guard)
+		child_fail(s, SP_PDEATH, 0, EXIT_SYSCALL);
+	for (int i = 0; i < 2; i++)
+		if (s->inherit[i] >= 0)
+			fcntl(s->inherit[i], F_SETFD, 0);
+	sigprocmask(SIG_SETMASK, s->mask, NULL);
+	err = child_exec(s);
+	child_fail(s, SP_EXEC, err, err == ENOENT || err == ENOTDIR ?
+		   EXIT_NOTFOUND : EXIT_NOEXEC);
+	return 0;
+}
+
+static const char *env_path(char *const envp[])
+{
+	for (size_t i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			return envp[i] + 5;
+	return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* environ plus extra ("NAME=VALUE", replacing NAME), as putenv would. */
+static char **build_env(const char *extra)
+{
+	size_t n = 0, k = 0, nlen;
+	char **e;
+
+	if (!extra)
+		return environ;
+	nlen = strcspn(extra, "=") + 1;
+	while (environ[n])
+		n++;
+	e = calloc(n + 2, sizeof(*e));
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], extra, nlen))
+			e[k++] = environ[i];
+	e[k++] = (char *)extra;
+	return e;
+}
+
+/* c->next with `--plan-fd N --report-fd M` after argv[0] for a pysbx
+ * step, as chain_exec passes them. */
+static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
+			 char *rfd)
+{
+	char **argv = c->next, **nargv;
+	size_t n = 0, k = 1;
+
+	s->inherit[0] = s->inherit[1] = -1;
+	if (!chain_is_step(argv[0]) || (c->plan_fd < 0 && c->report_fd < 0))
+		return argv;
+	while (argv[n])
+		n++;
+	nargv = calloc(n + 6, sizeof(*nargv));
+	if (!nargv)
+		return NULL;
+	nargv[0] = argv[0];
+	if (c->plan_fd >= 0) {
+		snprintf(pfd, 16, "%d", c->plan_fd);
+		nargv[k++] = "--plan-fd";
+		nargv[k++] = pfd;
+		s->inherit[0] = c->plan_fd;
+	}
+	if (c->report_fd >= 0) {
+		snprintf(rfd, 16, "%d", c->report_fd);
+		nargv[k++] = "--report-fd";
+		nargv[k++] = rfd;
+		s->inherit[1] = c->report_fd;
+	}
+	memcpy(nargv + k, argv + 1, n * sizeof(*nargv));
+	return nargv;
+}
+
+/* What the child would have printed before exiting: the message on
+ * stderr and the failure record on the report pipe. */
+static void child_failed(struct diag *d, const struct spawn *s,
+			 struct chain *c)
+{
+	char full[1400];
+
+	if (s->what == SP_PGID)
+		diag_fail(d, EXIT_SYSCALL, s->err, "unable to give the "
+			  "sandbox its own process group");
+	else if (s->what == SP_PDEATH)
+		return;		/* the guard is going away: no message */
+	else if (s->err == ENOENT || s->err == ENOTDIR)
+		diag_fail(d, EXIT_NOTFOUND, s->err, "unable to find %s%s%s",
+			  s->file, strchr(s->file, '/') ? "" : " in PATH=",
+			  strchr(s->file, '/') ? "" : s->path);
+	else
+		diag_fail(d, EXIT_NOEXEC, s->err, "unable to execute %s",
+			  s->file);
+	if (d->err)
+		snprintf(full, sizeof(full), "%s: %s", d->msg,
+			 strerror(d->err));
+	else
+		snprintf(full, sizeof(full), "%s", d->msg);
+	fprintf(stderr, "%s: fatal: %s\n", d->prog, full);
+	if (d->hint[0])
+		fprintf(stderr, "%s: hint: %s\n", d->prog, d->hint);
+	diag_report(c->report_fd, d->stage, full, d->err, d->code);
+}
+
+pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
+		  pid_t guard, const char *extra_env)
+{
+	/* The child's stack: its frames plus one PATH_MAX buffer. */
+	static char stack[PATH_MAX + 8192] __attribute__((aligned(16)));
+	struct spawn s = { .file = c->next[0], .mask = mask, .guard = guard };
+	char pfd[16], rfd[16];
+	struct diag cd = *d;
+	sigset_t all, old;
+	pid_t pid;
+	int err;
+
+	s.argv = build_argv(c, &s, pfd, rfd);
+	s.envp = build_env(extra_env);
+	if (!s.argv || !s.envp)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to build the sandbox's argv");
+	s.path = env_path(s.envp);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	pid = clone(child, stack + sizeof(stack),
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+	err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (s.argv != c->next)
+		free(s.argv);
+	if (s.envp != environ)
+		free(s.envp);
+	if (pid < 0)
+		return diag_fail(d, EXIT_SYSCALL, err,
+				 "unable to start the sandbox process");
+	if (s.what != SP_OK)
+		child_failed(&cd, &s, c);
+	return pid;
+}
