@@ -29,8 +29,11 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 \
 	-Wstrict-prototypes -Wmissing-prototypes
 # musl has no _FORTIFY_SOURCE support, hence none here.
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -fno-strict-aliasing \
-	-fstack-protector-strong $(CFLAGS)
-ALL_CPPFLAGS = -D_GNU_SOURCE -Ipkg -isystem $(UAPI_INCLUDE) \
+	-fstack-protector-strong -ffunction-sections -fdata-sections $(CFLAGS)
+# Unused functions and data are dropped from each program (the sections
+# above make them separable).
+GC_LDFLAGS := -Wl,--gc-sections
+ALL_CPPFLAGS = -D_GNU_SOURCE -Ipkg -I$(B)/gen -isystem $(UAPI_INCLUDE) \
 	-isystem $(SECCOMP_PREFIX)/include $(CPPFLAGS)
 DEPFLAGS = -MMD -MP
 
@@ -40,7 +43,7 @@ DEPFLAGS = -MMD -MP
 FUZZ_CFLAGS ?= -g -O1
 FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 FUZZ_ALL_CFLAGS = -std=gnu11 $(WARNINGS) -fno-strict-aliasing \
-	$(FUZZ_SAN) -D_GNU_SOURCE -Ipkg $(FUZZ_CFLAGS)
+	$(FUZZ_SAN) -D_GNU_SOURCE -Ipkg -I$(B)/fuzz/gen $(FUZZ_CFLAGS)
 
 ifeq ($(V),1)
 Q :=
@@ -68,6 +71,34 @@ PROBE_BINS := $(PROBE_SRCS:test/probe/%.c=$(B)/test/probe/%)
 FUZZ_SRCS := $(sort $(wildcard test/fuzz/*.c))
 FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_PKG_OBJS := $(PKG_SRCS:%.c=$(B)/fuzz/obj/%.o)
+
+# --- generated --------------------------------------------------------------
+
+# The native syscall table for pkg/seccomp/names.c: SC_SYSCALL(name, nr)
+# lines sorted by name (C locale = strcmp order), from the compiler's uapi
+# <asm/unistd_64.h>; fewer than 300 entries means the header was not
+# found. $(1): the compiler and its flags.
+define gen_syscalls
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <asm/unistd_64.h>' | \
+		$(1) -E -dM -MD -MP -MF $(@:.h=.d) -MT $@ -x c - | \
+		awk '$$1 == "#define" && $$2 ~ /^__NR_[a-z0-9_]+$$/ && \
+		    $$3 ~ /^[0-9]+$$/ { print substr($$2, 6), $$3 }' | \
+		LC_ALL=C sort -k1,1 | \
+		awk 'BEGIN { print "/* Generated from <asm/unistd_64.h> by the Makefile. */" } \
+		    { printf "SC_SYSCALL(%s, %s)\n", $$1, $$2 }' >$@.tmp
+	$(Q)n=$$(grep -c '^SC_SYSCALL(' $@.tmp); [ "$$n" -ge 300 ] || \
+		{ echo "make: only $$n syscalls in <asm/unistd_64.h>" >&2; exit 1; }
+	$(Q)mv -f $@.tmp $@
+endef
+
+$(B)/gen/syscalls_x86_64.h: Makefile | $(UAPI_INCLUDE)
+	$(call gen_syscalls,$(CC) $(ALL_CPPFLAGS))
+$(B)/fuzz/gen/syscalls_x86_64.h: Makefile
+	$(call gen_syscalls,$(FUZZ_CC) -D_GNU_SOURCE)
+$(B)/obj/pkg/seccomp/names.o: $(B)/gen/syscalls_x86_64.h
+$(B)/fuzz/obj/pkg/seccomp/names.o: $(B)/fuzz/gen/syscalls_x86_64.h
 
 # --- targets ----------------------------------------------------------------
 
@@ -102,7 +133,7 @@ define program_rule
 $(B)/bin/$(1): $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(LIB) $(SECCOMP_LIB)
 	@mkdir -p $$(@D)
 	$$(call msg,LD,$$@)
-	$$(Q)$$(CC) $$(ALL_CFLAGS) -static $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $(SECCOMP_LIB)
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -static $$(GC_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $(SECCOMP_LIB)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
@@ -112,12 +143,12 @@ $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 $(B)/test/unit/%: $(B)/obj/test/unit/%.o $(LIB) $(SECCOMP_LIB)
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $(LDFLAGS) -o $@ $< $(LIB) $(SECCOMP_LIB)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(GC_LDFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(SECCOMP_LIB)
 
 $(B)/test/probe/%: $(B)/obj/test/probe/%.o $(LIB) $(SECCOMP_LIB)
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $(LDFLAGS) -o $@ $< $(LIB) $(SECCOMP_LIB)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(GC_LDFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(SECCOMP_LIB)
 
 # --- fuzzing ----------------------------------------------------------------
 
@@ -153,9 +184,10 @@ $(B)/fuzz/fuzz_args: FUZZ_LDFLAGS = -Wl,--wrap=diag_exit \
 # --- housekeeping -----------------------------------------------------------
 
 clean:
-	rm -rf $(B)/obj $(B)/bin $(B)/test $(B)/fuzz $(LIB)
+	rm -rf $(B)/obj $(B)/bin $(B)/test $(B)/fuzz $(B)/gen $(LIB)
 
 # Objects must not be deleted as intermediates of the pattern rules.
 .SECONDARY:
 
--include $(shell find $(B)/obj $(B)/fuzz/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/fuzz/obj $(B)/gen $(B)/fuzz/gen \
+	-name '*.d' 2>/dev/null)

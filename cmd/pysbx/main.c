@@ -1,5 +1,6 @@
 /* pysbx: the front door. One policy -> the canonical chain; policy
- * check/show. No process of its own stays around: `run` execs the guard. */
+ * check/show. `run` is the guard itself (pkg/guard's guard_main, called
+ * in-process): no exec of pysbx-clean. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +35,12 @@ int main(int argc, char **argv)
 		printf("pysbx %s\n", PYSBX_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "run"))
-		front_run(&d, argc - 1, argv + 1);
-	else if (!strcmp(argv[1], "policy"))
+	if (!strcmp(argv[1], "run")) {
+		int r = front_run(&d, argc - 1, argv + 1);
+
+		if (r >= 0)
+			return r;
+	} else if (!strcmp(argv[1], "policy"))
 		return front_policy(&d, argc - 1, argv + 1);
 	else if (!strcmp(argv[1], "check")) {
 		int r = front_check_args(&d, argc - 1, argv + 1);

@@ -4,9 +4,11 @@
 
 #include "diag/diag.h"
 
-/* pysbx run -p POLICY [-D N=V]... [--] PROG [ARG]...: exec the canonical
- * chain with absolute paths to the sibling programs. Returns only on
- * failure (recorded in d). argv[0] is "run". */
+/* pysbx run -p POLICY [-D N=V]... [--] PROG [ARG]...: run the canonical
+ * chain with absolute paths to the sibling programs, the guard
+ * (pysbx-clean's guard_main) in this process. Returns the guard's exit
+ * code (>= 0), or -1 on a usage failure recorded in d. A failure of the
+ * guard itself exits through its own diag_exit. argv[0] is "run". */
 int front_run(struct diag *d, int argc, char **argv);
 
 /* pysbx policy check|show FILE [-D N=V]...: 0 valid, 100 invalid. */

@@ -7,6 +7,7 @@
 
 #include "chain/chain.h"
 #include "front/front.h"
+#include "guard/guard.h"
 
 /* The directory of this binary: the siblings are exec'd from there by
  * absolute path, never by a PATH search the caller's environment steers. */
@@ -84,7 +85,8 @@ int front_run(struct diag *d, int argc, char **argv)
 	nargv[k++] = "--";
 	for (char **a = c.next; *a; a++)
 		nargv[k++] = *a;
-	execv(paths[0], (char **)nargv);
-	return diag_fail(d, errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC,
-			 errno, "unable to execute %s", paths[0]);
+	/* The guard's work in this very process: no exec of pysbx-clean.
+	 * Its messages keep the prefix "pysbx-clean:", the stage they come
+	 * from. */
+	return guard_main((int)k, (char **)nargv);
 }

@@ -22,12 +22,22 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #include "chain/chain.h"
 #include "diag/diag.h"
 #include "policy/policy.h"
+
+/* --- main.c -------------------------------------------------------- */
+
+/* pysbx-clean's whole command line (argv[0] is the program): parse,
+ * resolve, run, clean up, report. Returns the exit code of the run, or
+ * exits through diag_exit (messages prefixed "pysbx-clean:") on a
+ * failure of the guard itself. Resets getopt first, so a caller that
+ * parsed its own options before (pysbx run) can call it in-process. */
+int guard_main(int argc, char **argv);
 
 /* --- scratch.c ------------------------------------------------------- */
 
@@ -174,6 +184,22 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
  * could not start the child. */
 int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	      const char *extra_env, struct run_result *res);
+
+/* --- spawn.c ------------------------------------------------------- */
+
+/* Start c->next (with --plan-fd/--report-fd when it is a pysbx step, as
+ * chain_exec does) in a child that shares the guard's memory until its
+ * exec (clone CLONE_VM | CLONE_VFORK, as posix_spawn): the child puts
+ * itself in its own process group, sets PR_SET_PDEATHSIG(SIGKILL) and
+ * checks that its parent is still guard, restores mask, then execs with
+ * environ plus extra_env (if not NULL, "NAME=VALUE" replacing NAME).
+ * Returns when the child has exec'd or exited. When the child failed,
+ * the guard prints its message and writes its failure record to
+ * c->report_fd (stage d->stage) in its place; the child's exit status
+ * (111, 126, 127) is collected by the caller as usual. Returns the
+ * child's pid, or -1 with d set when no child could be started. */
+pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
+		  pid_t guard, const char *extra_env);
 
 /* --- kill.c ---------------------------------------------------------- */
 

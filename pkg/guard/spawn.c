@@ -210,7 +210,7 @@ pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 		  pid_t guard, const char *extra_env)
 {
 	/* The child's stack: its frames plus one PATH_MAX buffer. */
-	static char stack[PATH_MAX + 8192] __attribute__((aligned(16)));
+	char stack[PATH_MAX + 8192] __attribute__((aligned(16)));
 	struct spawn s = { .file = c->next[0], .mask = mask, .guard = guard };
 	char pfd[16], rfd[16];
 	struct diag cd = *d;

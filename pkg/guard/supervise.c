@@ -17,8 +17,6 @@
 
 #include "guard/guard.h"
 
-extern char **environ;
-
 /* Signals passed on to the sandbox, once each, unless the caller had
  * them ignored (nohup, a non-interactive shell's background job): what
  * the caller did not want to reach the guard does not reach the target. */
@@ -46,30 +44,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static _Noreturn void child_main(struct diag *d, struct chain *c, int rw,
-				 const sigset_t *mask, pid_t guard,
-				 const char *extra_env)
-{
-	if (setpgid(0, 0) < 0) {
-		diag_fail(d, EXIT_SYSCALL, errno,
-			  "unable to give the sandbox its own process group");
-		diag_exit(d);
-	}
-	/* Standalone, this is what stops the target when the guard is
-	 * SIGKILLed (in the chain, pysbx-mount's monitor does the same and
-	 * the pid namespace takes the rest). getppid() closes the race
-	 * with a guard that died before the prctl. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != guard)
-		_exit(EXIT_SYSCALL);
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	c->report_fd = rw;
-	d->report_fd = rw;
-	if (extra_env)
-		putenv((char *)extra_env);
-	chain_exec(d, c, environ);
-	diag_exit(d);
 }
 
 /* TERM and CONT (in this order: the TERM is then pending when the
@@ -287,18 +261,17 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	fcntl(rp[0], F_SETFL, O_NONBLOCK);
 	fflush(NULL);
 	s.start = now_ms();
-	s.child = fork();
-	if (s.child < 0)
-		return diag_fail(d, EXIT_SYSCALL, errno, "unable to fork");
-	if (s.child == 0) {
+	/* The child has its own group before it execs, and the guard runs
+	 * again only after that exec (or the child's exit). */
+	c->report_fd = rp[1];
+	s.child = guard_spawn(d, c, &old, self, extra_env);
+	c->report_fd = -1;
+	close(rp[1]);
+	if (s.child < 0) {
 		close(rp[0]);
 		close(s.sfd);
-		child_main(d, c, rp[1], &old, self, extra_env);
+		return -1;
 	}
-	/* Both sides set the group: whichever runs first, the sandbox is
-	 * in its own group before the guard signals it. */
-	setpgid(s.child, s.child);
-	close(rp[1]);
 	s.rfd = rp[0];
 	/* A step other than pysbx-mount runs in this very process: it has
 	 * started once it exists. */

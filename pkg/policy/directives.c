@@ -187,6 +187,12 @@ static struct fs_op *fs_new(struct ctx *c, const struct pos *pos,
 			"too many filesystem directives (max %d)", PLAN_MAX_FS);
 		return NULL;
 	}
+	c->p->fs = plan_grow(c, c->p->fs, c->p->nfs, &c->p->cap_fs,
+			     sizeof(*op));
+	if (!c->p->fs) {
+		perr_at(c, pos, t->col, "out of memory");
+		return NULL;
+	}
 	op = &c->p->fs[c->p->nfs++];
 	memset(op, 0, sizeof(*op));
 	op->kind = k;
@@ -701,6 +707,12 @@ static void env_add(struct ctx *c, const struct pos *pos, const struct tok *t,
 			PLAN_MAX_ENV);
 		return;
 	}
+	c->p->env = plan_grow(c, c->p->env, c->p->nenv, &c->p->cap_env,
+			      sizeof(*e));
+	if (!c->p->env) {
+		perr_at(c, pos, t->col, "out of memory");
+		return;
+	}
 	e = &c->p->env[c->p->nenv++];
 	e->name = arena_strndup(c->a, name, nl);
 	e->value = value;
@@ -974,6 +986,12 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 	if (c->p->nsc >= PLAN_MAX_SC) {
 		perr_at(c, pos, col, "too many seccomp rules (max %d)",
 			PLAN_MAX_SC);
+		return -1;
+	}
+	c->p->sc = plan_grow(c, c->p->sc, c->p->nsc, &c->p->cap_sc,
+			     sizeof(*r));
+	if (!c->p->sc) {
+		perr_at(c, pos, col, "out of memory");
 		return -1;
 	}
 	r = &c->p->sc[c->p->nsc];

@@ -51,6 +51,11 @@ void pwarn_at(struct ctx *c, const struct pos *pos, unsigned col,
 int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 	     size_t len, struct tok *t);
 
+/* Room for element n of arr (capacity *cap, elements of size bytes):
+ * returns arr or a larger copy in the arena, NULL when out of memory. */
+void *plan_grow(struct ctx *c, void *arr, size_t n, size_t *cap,
+		size_t size);
+
 /* include FILE, relative to the including file. */
 void parse_include(struct ctx *c, const struct pos *pos, const struct tok *t);
 

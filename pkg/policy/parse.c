@@ -18,11 +18,10 @@ int plan_init(struct plan *p)
 	p->arena = arena_new();
 	if (!p->arena)
 		return -1;
-	p->fs = arena_alloc(p->arena, PLAN_MAX_FS * sizeof(*p->fs));
+	/* fs, env and sc grow as directives come (plan_grow): a plan that
+	 * preallocated its caps would zero ~200 KiB at every step's start. */
 	p->rl = arena_alloc(p->arena, 64 * sizeof(*p->rl));
-	p->env = arena_alloc(p->arena, PLAN_MAX_ENV * sizeof(*p->env));
-	p->sc = arena_alloc(p->arena, PLAN_MAX_SC * sizeof(*p->sc));
-	if (!p->fs || !p->rl || !p->env || !p->sc) {
+	if (!p->rl) {
 		plan_free(p);
 		return -1;
 	}
@@ -35,6 +34,25 @@ int plan_init(struct plan *p)
 	p->sc_default = SC_ALLOW;
 	p->kill_after_ms = 1000;
 	return 0;
+}
+
+void *plan_grow(struct ctx *c, void *arr, size_t n, size_t *cap,
+		size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *na;
+
+	if (n < *cap)
+		return arr;
+	/* The arena never frees: the old array stays until plan_free, at
+	 * most doubling the memory the final array needs. */
+	na = arena_alloc(c->a, ncap * size);
+	if (!na)
+		return NULL;
+	if (n)
+		memcpy(na, arr, n * size);
+	*cap = ncap;
+	return na;
 }
 
 void plan_free(struct plan *p)

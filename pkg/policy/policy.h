@@ -172,6 +172,7 @@ struct plan {
 	size_t nfiles;
 	struct pos top;		/* the top-level policy file, line 1 */
 	struct pos at[PAT_N];	/* where each scalar was set, line 0: unset */
+	size_t cap_fs, cap_env, cap_sc; /* room in fs, env, sc (they grow) */
 	void *arena;		/* owns every pointer above */
 };
 

@@ -1,8 +1,15 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <linux/capability.h>
 #include <linux/securebits.h>
@@ -41,6 +48,74 @@ const char *proc_cap_name(int cap)
 	return buf;
 }
 
+/* "Name:\tVALUE" in a /proc status text: the value's start, or NULL. */
+static const char *status_field(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ?
+	     p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ':')
+			return p + n + 1;
+	return NULL;
+}
+
+static int status_hex(const char *text, const char *name, uint64_t *v)
+{
+	const char *p = status_field(text, name);
+	char *end;
+
+	if (!p)
+		return -1;
+	errno = 0;
+	*v = strtoull(p, &end, 16);
+	return errno || end == p || *end != '\n' ? -1 : 0;
+}
+
+/* The bounding and ambient sets from one read of /proc/self/status, when
+ * /proc is a procfs that shows this very process (its Pid line is ours):
+ * one open and one read instead of two prctl calls per capability. -1
+ * when that cannot be trusted or parsed (no /proc in the sandbox, another
+ * file system or another pid namespace's procfs there): the caller falls
+ * back to prctl. */
+static int caps_from_status(uint64_t *bnd, uint64_t *amb)
+{
+	char buf[8192];
+	struct statfs sf;
+	uint64_t pid;
+	ssize_t n;
+	int fd;
+
+	/* openat, not open: musl's open adds an fcntl for O_CLOEXEC. */
+	fd = openat(AT_FDCWD, "/proc/self/status",
+		    O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC) {
+		close(fd);
+		return -1;
+	}
+	/* One read: procfs hands the whole text over at once when it
+	 * fits. A line cut short fails to parse (no '\n' after its value)
+	 * and falls back to prctl. */
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (status_hex(buf, "CapBnd", bnd) < 0 ||
+	    status_hex(buf, "CapAmb", amb) < 0)
+		return -1;
+	/* Our own status, not another process's bound over it. */
+	if (!status_field(buf, "Pid") ||
+	    sscanf(status_field(buf, "Pid"), "%" SCNu64, &pid) != 1 ||
+	    pid != (uint64_t)getpid())
+		return -1;
+	return 0;
+}
+
 int proc_caps_read(struct diag *d, struct proc_caps *c)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -52,6 +127,9 @@ int proc_caps_read(struct diag *d, struct proc_caps *c)
 	c->eff = v[0].effective | (uint64_t)v[1].effective << 32;
 	c->prm = v[0].permitted | (uint64_t)v[1].permitted << 32;
 	c->inh = v[0].inheritable | (uint64_t)v[1].inheritable << 32;
+	c->bnd = c->amb = 0;
+	if (caps_from_status(&c->bnd, &c->amb) == 0)
+		return 0;
 	c->bnd = c->amb = 0;
 	/* Up to the first number the kernel does not know (EINVAL): no
 	 * /proc needed, which may not be mounted where we run. */

@@ -272,6 +272,14 @@ int sc_compile(struct diag *d, const struct plan *p, unsigned flags,
 		audit_action(&k.def, &k.def_err);
 		audit_action(&bad, &bad_err);
 	}
+	/* API level 3 (Linux 4.14: the seccomp() syscall, the LOG and
+	 * KILL_PROCESS actions, which pysbx requires anyway) stated rather
+	 * than probed: otherwise seccomp_init spends 9 seccomp() calls
+	 * finding out at every start (seccomp_api_get would probe too). A
+	 * kernel without them refuses the load, which is reported as such. */
+	if (seccomp_api_set(3) < 0)
+		return diag_fail(d, EXIT_SYSCALL, EINVAL,
+				 "unable to set the libseccomp API level");
 	f->ctx = seccomp_init(scmp_action(k.def, k.def_err));
 	if (!f->ctx)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
@@ -404,15 +412,27 @@ static void load_hint(struct diag *d, int err)
 
 int sc_load(struct diag *d, struct sc_filter *f)
 {
-	int rc = seccomp_load(f->ctx);
+	struct sock_filter *insns;
+	struct sock_fprog prog;
+	size_t n;
+	int e;
 
-	if (rc < 0) {
-		diag_fail(d, EXIT_SYSCALL, -rc, "unable to load the seccomp "
-			  "filter");
-		load_hint(d, -rc);
+	/* Not seccomp_load: with the API level set instead of probed (see
+	 * sc_compile), libseccomp 2.5.4 does not know the syscall's number.
+	 * Same call, no flags (no TSYNC: pysbx-seccomp is single-threaded). */
+	if (sc_filter_bpf(d, f, &insns, &n) < 0)
 		return -1;
+	prog.len = (unsigned short)n;
+	prog.filter = insns;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) {
+		free(insns);
+		return 0;
 	}
-	return 0;
+	e = errno;
+	free(insns);
+	diag_fail(d, EXIT_SYSCALL, e, "unable to load the seccomp filter");
+	load_hint(d, e);
+	return -1;
 }
 
 int sc_bpf_read(struct diag *d, const char *path, struct sock_filter **insns,

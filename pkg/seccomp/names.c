@@ -1,17 +1,101 @@
 #include <string.h>
 
-#include <seccomp.h>
-
 #include "seccomp/names.h"
+
+#ifndef __x86_64__
+#error "pkg/seccomp: the syscall table is x86_64's (asm/unistd_64.h)"
+#endif
+
+/* x86_64's syscalls, sorted by name in strcmp order, generated at build
+ * time from the kernel's uapi <asm/unistd_64.h> (the Makefile's rule for
+ * syscalls_x86_64.h: SC_SYSCALL(name, nr) lines). Not libseccomp's
+ * resolver: its tables for every ABI would be linked into each program
+ * that parses a policy. test_seccomp checks every entry against
+ * libseccomp. The names live in one pool (a struct of char arrays) and
+ * the table holds offsets into it: 4 bytes an entry, no relocations. */
+static const struct pool {
+#define SC_SYSCALL(name, nr) char n_##name[sizeof(#name)];
+#include "syscalls_x86_64.h"
+#undef SC_SYSCALL
+} pool = {
+#define SC_SYSCALL(name, nr) #name,
+#include "syscalls_x86_64.h"
+#undef SC_SYSCALL
+};
+
+_Static_assert(sizeof(struct pool) <= UINT16_MAX, "pool offsets are 16-bit");
+
+static const struct {
+	uint16_t off;
+	uint16_t nr;
+} native[] = {
+#define SC_SYSCALL(name, nr) { offsetof(struct pool, n_##name), nr },
+#include "syscalls_x86_64.h"
+#undef SC_SYSCALL
+};
+
+/* Names that exist only on other ABIs and that presets list, so that a
+ * preset reads the same on every architecture. They resolve to negative
+ * numbers, which the compiler skips (their ABIs are killed anyway). The
+ * numbers are libseccomp's pseudo numbers (__PNR_*, checked by
+ * test_seccomp); all that matters is that they are negative and distinct.
+ * Keep this in sync with the presets (test_seccomp checks every item);
+ * any other name missing from the native table is an unknown syscall.
+ * Sorted by name. */
+static const struct {
+	const char *name;
+	int nr;
+} foreign[] = {
+	{ "pciconfig_iobase", -10086 },	/* alpha, powerpc */
+	{ "pciconfig_read", -10087 },	/* alpha, arm, powerpc, ... */
+	{ "pciconfig_write", -10088 },
+	{ "socketcall", -10060 },	/* i386, s390, ... */
+	{ "subpage_prot", -10207 },	/* powerpc */
+	{ "switch_endian", -10191 },	/* powerpc */
+	{ "umount", -10070 },		/* i386 (x86_64 has umount2 only) */
+	{ "vm86", -10071 },		/* i386 */
+	{ "vm86old", -10072 },		/* i386 */
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *sc_syscall_at(int other_abis, size_t i, int *nr)
+{
+	if (other_abis) {
+		if (i >= NELEM(foreign))
+			return NULL;
+		*nr = foreign[i].nr;
+		return foreign[i].name;
+	}
+	if (i >= NELEM(native))
+		return NULL;
+	*nr = native[i].nr;
+	return (const char *)&pool + native[i].off;
+}
 
 int sc_syscall_resolve(const char *name, int *nr)
 {
-	int n = seccomp_syscall_resolve_name(name);
+	size_t lo = 0, hi = NELEM(native);
 
-	if (n == __NR_SCMP_ERROR)
-		return -1;
-	*nr = n;
-	return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, (const char *)&pool + native[mid].off);
+
+		if (!c) {
+			*nr = native[mid].nr;
+			return 0;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (size_t i = 0; i < NELEM(foreign); i++)
+		if (!strcmp(name, foreign[i].name)) {
+			*nr = foreign[i].nr;
+			return 0;
+		}
+	return -1;
 }
 
 static const struct {

@@ -4,12 +4,19 @@
 #ifndef PYSBX_SC_NAMES_H
 #define PYSBX_SC_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-/* Resolve a syscall name for the native ABI. Returns 0 and sets *nr (a
- * libseccomp pseudo number < 0 for a name that exists only on other ABIs,
- * e.g. socketcall on x86_64), or -1 if no ABI knows the name. */
+/* Resolve a syscall name for the native ABI (x86_64), without libseccomp.
+ * Returns 0 and sets *nr (a number < 0, libseccomp's pseudo number, for
+ * the few names the presets use that exist only on other ABIs, e.g.
+ * socketcall), or -1 for any other name: an unknown syscall. */
 int sc_syscall_resolve(const char *name, int *nr);
+
+/* The tables sc_syscall_resolve searches, for tests: the i-th name of
+ * the native table (other_abis 0, sorted by name) or of the other-ABI
+ * names (1), with its number in *nr; NULL past the end. */
+const char *sc_syscall_at(int other_abis, size_t i, int *nr);
 
 /* Argument constants usable in conditions ("arg0==AF_UNIX"). 0 or -1. */
 int sc_const(const char *name, uint64_t *value);

@@ -316,7 +316,7 @@ fi
 no_leftovers "setsid daemon: no process of the uid is left"
 
 # --- SIGKILL of the guard -------------------------------------------------------
-# pysbx run execs pysbx-clean: $! is the guard. The sandbox holds a
+# pysbx run is the guard (in-process): $! is the guard. The sandbox holds a
 # setsid daemon and a plain child; the fresh scratch dir lies under $SP.
 "$B/pysbx" run -p "$P/python.policy" -D WORKSPACE="$WS" -D SCRATCH_DIR="$SP" -D TIMEOUT=60s -- \
 	$PY -I -S -c 'import subprocess, time

@@ -15,8 +15,11 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
+/* compile.h (policy.h) before <seccomp.h>, as in compile.c. */
 #include "seccomp/compile.h"
+#include <seccomp.h>
 #include "seccomp/lint.h"
+#include "seccomp/names.h"
 #include "tap.h"
 
 static struct plan p;
@@ -352,9 +355,90 @@ static void shipped(void)
 	ok(seen > 0, "found the shipped policies (%d)", seen);
 }
 
+/* The generated native table against libseccomp's, both ways, and the
+ * other-ABI names against libseccomp's pseudo numbers. */
+static void names(void)
+{
+	size_t n = 0, nf = 0, bad = 0, missing = 0, seen = 0;
+	const char *name, *prev = NULL;
+	int nr, l, top = 0, sorted = 1;
+
+	for (n = 0; (name = sc_syscall_at(0, n, &nr)); n++) {
+		sorted &= !prev || strcmp(prev, name) < 0;
+		prev = name;
+		top = nr > top ? nr : top;
+		l = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+		if (l != nr && bad++ < 5)
+			diag("%s: table %d, libseccomp %d", name, nr, l);
+	}
+	for (prev = NULL; (name = sc_syscall_at(1, nf, &nr)); nf++) {
+		sorted &= !prev || strcmp(prev, name) < 0;
+		prev = name;
+	}
+	ok(sorted && n >= 300, "the syscall tables are sorted, no duplicate "
+	   "(%zu native names, %zu other-ABI names)", n, nf);
+	is_int((long long)bad, 0, "every native name has libseccomp's x86_64 "
+	       "number");
+	/* libseccomp may know syscalls newer than the build's kernel
+	 * headers: those are unknown to policies (docs/SECCOMP.md). */
+	for (int k = 0; k < 1024; k++) {
+		char *s = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, k);
+
+		if (!s)
+			continue;
+		if (k > top) {
+			diag("newer than <asm/unistd_64.h>, unknown here: %s "
+			     "(%d)", s, k);
+		} else {
+			seen++;
+			if ((sc_syscall_resolve(s, &nr) < 0 || nr != k) &&
+			    missing++ < 5)
+				diag("libseccomp's %s (%d) is not in the "
+				     "table", s, k);
+		}
+		free(s);
+	}
+	ok(!missing && seen == n, "every x86_64 syscall libseccomp knows up "
+	   "to %d (%zu) resolves to its number", top, seen);
+	bad = 0;
+	for (size_t i = 0; (name = sc_syscall_at(1, i, &nr)); i++) {
+		int r;
+
+		l = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+		if ((l >= 0 || l != nr || l == __NR_SCMP_ERROR ||
+		     sc_syscall_resolve(name, &r) < 0 || r != nr) &&
+		    bad++ < 5)
+			diag("%s: listed %d, libseccomp %d", name, nr, l);
+	}
+	is_int((long long)bad, 0, "each other-ABI name is libseccomp's pseudo "
+	       "number, not an x86_64 syscall");
+	bad = 0;
+	for (const struct sc_preset *s = sc_presets; s->name; s++)
+		for (const char *const *it = s->items; *it; it++) {
+			char item[64];
+
+			snprintf(item, sizeof(item), "%.*s",
+				 (int)strcspn(*it, " "), *it);
+			if (sc_syscall_resolve(item, &nr) < 0 && bad++ < 5)
+				diag("@%s: %s does not resolve", s->name,
+				     item);
+		}
+	is_int((long long)bad, 0, "every preset item resolves");
+	ok(sc_syscall_resolve("socket", &nr) == 0 && nr == 41 &&
+	   sc_syscall_resolve("_sysctl", &nr) == 0 && nr == 156 &&
+	   sc_syscall_resolve("socketcall", &nr) == 0 && nr < 0,
+	   "socket is 41, _sysctl 156, socketcall negative");
+	ok(sc_syscall_resolve("sockett", &nr) < 0 &&
+	   sc_syscall_resolve("", &nr) < 0 &&
+	   sc_syscall_resolve("SOCKET", &nr) < 0 &&
+	   sc_syscall_resolve("ipc", &nr) < 0,
+	   "unknown names fail, as does ipc (other ABIs only, in no preset)");
+}
+
 int main(void)
 {
 	plan_init(&p);
+	names();
 	compiler();
 	bpf();
 	lint();

@@ -1,0 +1,148 @@
+/* The guard's main body: pysbx-clean's main, and `pysbx run` in-process
+ * (the front door builds this argv and calls it: one process, no exec).
+ * Enforces the wall-clock timeout, forwards signals, kills the whole
+ * sandbox when it ends, owns the scratch directory, reports the exit
+ * status (docs/GUARD.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chain/chain.h"
+#include "guard/guard.h"
+#include "util/num.h"
+
+#define USAGE                                                               \
+	"pysbx-clean [-p POLICY] [-D NAME=VALUE]... [-t DURATION|none]\n"   \
+	"         [-k DURATION] [--status-fd N] [--die-with-parent]\n"      \
+	"         [--scratch-parent DIR] PROG [ARG]...\n"                   \
+	"       pysbx-clean --sweep PARENT"
+
+enum {
+	OPT_STATUS_FD = 0x2000,
+	OPT_DIE_WITH_PARENT,
+	OPT_SCRATCH_PARENT,
+	OPT_SWEEP,
+};
+
+static int duration(struct diag *d, const char *opt, const char *arg,
+		    bool none_ok, uint64_t *ms)
+{
+	if (none_ok && !strcmp(arg, "none")) {
+		*ms = 0;
+		return 0;
+	}
+	if (num_duration_ms(arg, ms) || (none_ok && !*ms))
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "%s '%s' is not a duration (use e.g. 500ms, "
+				 "30s, 5m, 1h%s)", opt, arg,
+				 none_ok ? " or none" : "");
+	return 0;
+}
+
+static int parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
+		      const char **sweep, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CHAIN_LONGOPTS,
+		{ "timeout", required_argument, NULL, 't' },
+		{ "kill-after", required_argument, NULL, 'k' },
+		{ "status-fd", required_argument, NULL, OPT_STATUS_FD },
+		{ "die-with-parent", no_argument, NULL, OPT_DIE_WITH_PARENT },
+		{ "scratch-parent", required_argument, NULL,
+		  OPT_SCRATCH_PARENT },
+		{ "sweep", required_argument, NULL, OPT_SWEEP },
+		{ 0 },
+	};
+	long fd;
+	int opt, r;
+
+	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS "t:k:",
+				  longopts, NULL)) != -1) {
+		r = chain_opt(d, c, opt, optarg);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
+		if (opt == 't') {
+			o->timeout_set = true;
+			r = duration(d, "-t", optarg, true, &o->timeout_ms);
+		} else if (opt == 'k') {
+			o->kill_after_set = true;
+			r = duration(d, "-k", optarg, false,
+				     &o->kill_after_ms);
+		} else if (opt == OPT_STATUS_FD) {
+			if (num_int(optarg, 0, 1 << 20, &fd))
+				return diag_fail(d, EXIT_USAGE, 0,
+						 "--status-fd '%s' is not a "
+						 "file descriptor", optarg);
+			o->status_fd = (int)fd;
+		} else if (opt == OPT_DIE_WITH_PARENT) {
+			o->die_with_parent = true;
+		} else if (opt == OPT_SCRATCH_PARENT) {
+			o->scratch_parent = optarg;
+		} else if (opt == OPT_SWEEP) {
+			*sweep = optarg;
+		}
+		if (r < 0)
+			return -1;
+	}
+	if (*sweep) {
+		if (optind != argc || c->policy || o->scratch_parent)
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "--sweep PARENT takes no other "
+					 "argument (usage: %s)", USAGE);
+		return 0;
+	}
+	if (o->status_fd >= 0 && guard_status_fd(d, o->status_fd) < 0)
+		return -1;
+	return chain_args_done(d, c, argc, argv);
+}
+
+int guard_main(int argc, char **argv)
+{
+	struct diag d = DIAG_INIT("pysbx-clean", "clean");
+	struct guard_opts o = { .status_fd = -1, .caller = getppid() };
+	struct run_result res;
+	struct scratch s;
+	struct chain c;
+	const char *sweep = NULL;
+	char env[PATH_MAX + 16];
+
+	chain_init(&c, USAGE);
+	/* Reset getopt: the front door has parsed its own argv before
+	 * (glibc and musl both take optind = 0 as a full reset). */
+	optind = 0;
+	scratch_init(&s);
+	memset(&res, 0, sizeof(res));
+	if (parse_args(&d, &c, &o, &sweep, argc, argv) < 0)
+		goto fail;
+	if (sweep) {
+		if (scratch_sweep(&d, sweep, stdout) < 0)
+			diag_exit(&d);
+		return 0;
+	}
+	if (guard_resolve(&d, &c, &o, &s) < 0)
+		goto fail;
+	/* Standalone, the target learns its scratch dir from the
+	 * environment; in the chain the policy says where it goes. */
+	snprintf(env, sizeof(env), "SCRATCH=%s", s.path);
+	if (guard_run(&d, &o, &c, s.mode != SCRATCH_NONE && !o.chain ?
+			  env : NULL, &res) < 0)
+		goto fail;
+	if (scratch_remove(&d, &s) < 0) {
+		snprintf(env, sizeof(env), "%s%s%s", d.msg, d.err ? ": " : "",
+			 d.err ? strerror(d.err) : "");
+		diag_warn(&d, "%s; left for --sweep", env);
+		diag_json_escape(res.scratch_error, sizeof(res.scratch_error),
+				 env);
+	}
+	status_exit(o.status_fd, &res);
+	return res.code;
+fail:
+	/* Its own diag: the failure being reported is d's. */
+	scratch_remove(&(struct diag)DIAG_INIT(d.prog, d.stage), &s);
+	status_fail(o.status_fd, &d);
+	diag_exit(&d);
+}
