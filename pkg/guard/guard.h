@@ -3,7 +3,11 @@
  *
  *   resolve.c    policy -> plan, with the scratch dir made first so that
  *                ${SCRATCH} is known; -t/-k/--die-with-parent applied
- *   supervise.c  fork the sandbox into its own process group, wait on a
+ *   main.c       guard_main: pysbx-clean's main, also run in-process by
+ *                `pysbx run`
+ *   spawn.c      start the sandbox's first process (clone CLONE_VM |
+ *                CLONE_VFORK, as posix_spawn) in its own process group
+ *   supervise.c  start the sandbox (spawn.c), wait on a
  *                signalfd and the report pipe (ppoll, no polling loop),
  *                forward signals, enforce the timeout (TERM, CONT, grace,
  *                KILL), die with the caller
@@ -171,8 +175,8 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 
 /* --- supervise.c ----------------------------------------------------- */
 
-/* Run c->next under the guard: fork a child in its own process group
- * which execs it through chain_exec (with --report-fd, a pipe the guard
+/* Run c->next under the guard: start a child (guard_spawn) in its own
+ * process group which execs it (with --report-fd, a pipe the guard
  * reads, when it is a pysbx step); forward SIGINT, SIGHUP, SIGQUIT,
  * SIGUSR1 and SIGUSR2 (those the caller did not ignore) once to the
  * child; on SIGTERM, the caller's death (die_with_parent) or the timeout:
