@@ -231,7 +231,7 @@ int chain_is_step(const char *argv0)
 	       !strcmp(b, "pysbx-seccomp");
 }
 
-static const char *env_path(char *const envp[])
+const char *chain_env_path(char *const envp[])
 {
 	for (size_t i = 0; envp && envp[i]; i++)
 		if (!strncmp(envp[i], "PATH=", 5))
@@ -239,11 +239,10 @@ static const char *env_path(char *const envp[])
 	return "/usr/local/bin:/usr/bin:/bin";
 }
 
-/* Try each PATH entry; remember the most telling errno as execvp does:
- * EACCES beats ENOENT, so "found but not executable" is reported. */
-static int exec_search(const char *file, char **argv, char *const envp[])
+int chain_execvpe(const char *file, char **argv, char *const envp[])
 {
-	const char *path = env_path(envp), *p, *e;
+	const char *path = chain_env_path(envp), *p, *e;
+	size_t flen = strlen(file);
 	char buf[PATH_MAX];
 	int seen_eacces = 0;
 
@@ -251,19 +250,23 @@ static int exec_search(const char *file, char **argv, char *const envp[])
 		execve(file, argv, envp);
 		return errno;
 	}
-	if (!*file || strlen(file) > NAME_MAX)
+	if (!*file || flen > NAME_MAX)
 		return ENOENT;
 	for (p = path;; p = e + 1) {
 		size_t n;
 
 		e = strchrnul(p, ':');
 		n = (size_t)(e - p);
-		if (n + 1 + strlen(file) < sizeof(buf)) {
-			if (n)
-				snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p,
-					 file);
-			else
-				snprintf(buf, sizeof(buf), "%s", file);
+		if (n + 1 + flen < sizeof(buf)) {
+			char *q = buf;
+
+			/* memcpy, not stdio: a CLONE_VFORK child runs this */
+			if (n) {
+				memcpy(q, p, n);
+				q += n;
+				*q++ = '/';
+			}
+			memcpy(q, file, flen + 1);
 			execve(buf, argv, envp);
 			if (errno == EACCES)
 				seen_eacces = 1;
@@ -307,7 +310,7 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 		memcpy(nargv + k, argv + 1, n * sizeof(*nargv));
 		argv = nargv;
 	}
-	err = exec_search(argv[0], argv, envp);
+	err = chain_execvpe(argv[0], argv, envp);
 	if (c->plan_fd >= 0)
 		fcntl(c->plan_fd, F_SETFD, FD_CLOEXEC);
 	if (c->report_fd >= 0)
@@ -316,7 +319,7 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 	if (err == ENOENT || err == ENOTDIR)
 		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s",
 			  c->next[0], strchr(c->next[0], '/') ? "" : " in PATH=",
-			  strchr(c->next[0], '/') ? "" : env_path(envp));
+			  strchr(c->next[0], '/') ? "" : chain_env_path(envp));
 	else
 		diag_fail(d, EXIT_NOEXEC, err, "unable to execute %s",
 			  c->next[0]);

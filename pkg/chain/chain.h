@@ -91,6 +91,15 @@ int chain_is_step(const char *argv0);
  * 127 not found, 126 not executable (recorded in d). */
 int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
 
+/* execve file with argv and envp, searching envp's PATH (default
+ * /usr/local/bin:/usr/bin:/bin) when file has no '/'. Allocates nothing
+ * (a stack buffer per entry), so a CLONE_VFORK child may call it. Returns
+ * the errno that tells most (EACCES beats ENOENT, as execvp). */
+int chain_execvpe(const char *file, char **argv, char *const envp[]);
+
+/* The PATH an envp names, or the default. */
+const char *chain_env_path(char *const envp[]);
+
 /* Write the target's raw wait status to the report fd (pid 1 does this):
  * {"stage":"target","status":N,"exit":E,"signal":S}. */
 int chain_report_status(int fd, int status);

@@ -78,7 +78,7 @@ int diag_report(int fd, const char *stage, const char *error, int err,
 	return write(fd, line, (size_t)n) == n ? 0 : -1;
 }
 
-_Noreturn void diag_exit(struct diag *d)
+void diag_emit(const struct diag *d)
 {
 	char full[1400];
 	int code = d->code ? d->code : EXIT_SYSCALL;
@@ -92,5 +92,10 @@ _Noreturn void diag_exit(struct diag *d)
 	if (d->hint[0])
 		fprintf(stderr, "%s: hint: %s\n", d->prog, d->hint);
 	diag_report(d->report_fd, d->stage, full, d->err, code);
-	exit(code);
+}
+
+_Noreturn void diag_exit(struct diag *d)
+{
+	diag_emit(d);
+	exit(d->code ? d->code : EXIT_SYSCALL);
 }

@@ -45,8 +45,12 @@ int diag_fail(struct diag *d, int code, int err, const char *fmt, ...)
 void diag_hint(struct diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Print the recorded failure (and hint) to stderr, write its JSON record to
- * d->report_fd if set, and exit with d->code (111 if none was recorded). */
+/* Print the recorded failure (and hint) to stderr and write its JSON
+ * record to d->report_fd if set, without exiting (for a process that
+ * reports a failure of its child and goes on). */
+void diag_emit(const struct diag *d);
+
+/* diag_emit, then exit with d->code (111 if none was recorded). */
 _Noreturn void diag_exit(struct diag *d);
 
 /* Print "prog: warning: ..." to stderr. */

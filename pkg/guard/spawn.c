@@ -50,47 +50,6 @@ static int child_fail(struct spawn *s, int what, int err, int code)
 	_exit(code);
 }
 
-/* execvp's search without its allocations: a stack buffer per entry;
- * EACCES beats ENOENT, so "found but not executable" is reported. */
-static int child_exec(struct spawn *s)
-{
-	const char *p, *e;
-	size_t flen = strlen(s->file);
-	char buf[PATH_MAX];
-	int seen_eacces = 0;
-
-	if (strchr(s->file, '/')) {
-		execve(s->file, s->argv, s->envp);
-		return errno;
-	}
-	if (!*s->file || flen > NAME_MAX)
-		return ENOENT;
-	for (p = s->path;; p = e + 1) {
-		size_t n;
-
-		e = strchrnul(p, ':');
-		n = (size_t)(e - p);
-		if (n + 1 + flen < sizeof(buf)) {
-			char *q = buf;
-
-			if (n) {
-				memcpy(q, p, n);
-				q += n;
-				*q++ = '/';
-			}
-			memcpy(q, s->file, flen + 1);
-			execve(buf, s->argv, s->envp);
-			if (errno == EACCES)
-				seen_eacces = 1;
-			else if (errno != ENOENT && errno != ENOTDIR)
-				return errno;
-		}
-		if (!*e)
-			break;
-	}
-	return seen_eacces ? EACCES : ENOENT;
-}
-
 static int child(void *arg)
 {
 	struct spawn *s = arg;
@@ -108,18 +67,10 @@ static int child(void *arg)
 		if (s->inherit[i] >= 0)
 			fcntl(s->inherit[i], F_SETFD, 0);
 	sigprocmask(SIG_SETMASK, s->mask, NULL);
-	err = child_exec(s);
+	err = chain_execvpe(s->file, s->argv, s->envp);
 	child_fail(s, SP_EXEC, err, err == ENOENT || err == ENOTDIR ?
 		   EXIT_NOTFOUND : EXIT_NOEXEC);
 	return 0;
-}
-
-static const char *env_path(char *const envp[])
-{
-	for (size_t i = 0; envp[i]; i++)
-		if (!strncmp(envp[i], "PATH=", 5))
-			return envp[i] + 5;
-	return "/usr/local/bin:/usr/bin:/bin";
 }
 
 /* environ plus extra ("NAME=VALUE", replacing NAME), as putenv would. */
@@ -181,7 +132,7 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 static void child_failed(struct diag *d, const struct spawn *s,
 			 struct chain *c)
 {
-	char full[1400];
+	struct diag emit;
 
 	if (s->what == SP_PGID)
 		diag_fail(d, EXIT_SYSCALL, s->err, "unable to give the "
@@ -195,15 +146,10 @@ static void child_failed(struct diag *d, const struct spawn *s,
 	else
 		diag_fail(d, EXIT_NOEXEC, s->err, "unable to execute %s",
 			  s->file);
-	if (d->err)
-		snprintf(full, sizeof(full), "%s: %s", d->msg,
-			 strerror(d->err));
-	else
-		snprintf(full, sizeof(full), "%s", d->msg);
-	fprintf(stderr, "%s: fatal: %s\n", d->prog, full);
-	if (d->hint[0])
-		fprintf(stderr, "%s: hint: %s\n", d->prog, d->hint);
-	diag_report(c->report_fd, d->stage, full, d->err, d->code);
+	/* As diag_exit would, but on the report pipe the chain will read. */
+	emit = *d;
+	emit.report_fd = c->report_fd;
+	diag_emit(&emit);
 }
 
 pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
@@ -223,7 +169,7 @@ pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 	if (!s.argv || !s.envp)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to build the sandbox's argv");
-	s.path = env_path(s.envp);
+	s.path = chain_env_path(s.envp);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	pid = clone(child, stack + sizeof(stack),
