@@ -2,7 +2,11 @@
 #ifndef PYSBX_FRONT_H
 #define PYSBX_FRONT_H
 
+#include "chain/chain.h"
 #include "diag/diag.h"
+
+#define FRONT_RUN_USAGE                                                      \
+	"pysbx run -p POLICY [-D NAME=VALUE]... [--] PROG [ARG]..."
 
 /* pysbx run -p POLICY [-D N=V]... [--] PROG [ARG]...: run the canonical
  * chain with absolute paths to the sibling programs, the guard
@@ -10,6 +14,34 @@
  * code (>= 0), or -1 on a usage failure recorded in d. A failure of the
  * guard itself exits through its own diag_exit. argv[0] is "run". */
 int front_run(struct diag *d, int argc, char **argv);
+
+/* front_run in pieces, so that they can be fuzzed in-process:
+ *
+ * front_run_parse: pysbx run's own command line (argv[0] "run") into c,
+ * which it chain_init's. Resets getopt first (optind = 0). Only the common
+ * options are accepted (-p, -D, --allow-untrusted; --plan-fd/--report-fd
+ * are parsed and not passed on); -p is required; the first non-option
+ * word, or the word after "--", starts the target's argv. Nothing is
+ * opened, read or written, except that -h and --version print and exit(0)
+ * (chain_opt). 0, or -1 with d set (code 100). */
+int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv);
+
+/* The argv of the guard (pysbx-clean, in-process) for c:
+ *   DIR/pysbx-clean -p POLICY [--allow-untrusted] [-D NAME=VALUE]...
+ *     -- DIR/pysbx-mount -- DIR/pysbx-exec -- DIR/pysbx-seccomp -- TARGET...
+ * The target's words are c->next's own pointers, copied after a "--" and
+ * never parsed here, so none is taken for an option of a step. Pure: only
+ * allocates (ra->argv, NULL-terminated, and ra->strs, which holds the
+ * paths and the -D words). 0, or -1 with d set (111, out of memory). */
+struct run_argv {
+	int argc;
+	char **argv;
+	char *strs;
+};
+int front_run_argv(struct diag *d, const struct chain *c, const char *dir,
+		   struct run_argv *ra);
+/* Free what front_run_argv allocated (c's strings are not touched). */
+void front_run_argv_free(struct run_argv *ra);
 
 /* pysbx policy check|show FILE [-D N=V]...: 0 valid, 100 invalid. */
 int front_policy(struct diag *d, int argc, char **argv);

@@ -28,65 +28,114 @@ static int self_dir(struct diag *d, char *dir, size_t len)
 	return 0;
 }
 
-int front_run(struct diag *d, int argc, char **argv)
+/* "A" SEP "B" at *s, which then points past its NUL. */
+static char *put(char **s, const char *a, char sep, const char *b)
 {
-	static const char *const steps[] = { "pysbx-mount", "pysbx-exec",
-					     "pysbx-seccomp" };
-	static const struct option longopts[] = { CHAIN_LONGOPTS, { 0 } };
-	char dir[PATH_MAX - 32], paths[4][PATH_MAX];
-	const char **nargv;
-	struct chain c;
-	size_t k = 0;
-	int opt;
+	char *w = *s;
 
-	chain_init(&c, "pysbx run -p POLICY [-D NAME=VALUE]... [--] PROG "
-		       "[ARG]...");
-	optind = 1;
+	*s += sprintf(w, "%s%c%s", a, sep, b) + 1;
+	return w;
+}
+
+int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
+{
+	static const struct option longopts[] = { CHAIN_LONGOPTS, { 0 } };
+	int opt, r;
+
+	chain_init(c, FRONT_RUN_USAGE);
+	optind = 0;	/* a full reset (glibc and musl): starts at argv[1] */
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
-				  NULL)) != -1)
-		if (chain_opt(d, &c, opt, optarg) <= 0)
+				  NULL)) != -1) {
+		/* chain_opt's own failure is already in d (code 100). It
+		 * was once copied onto itself (vsnprintf of d->msg into
+		 * d->msg), which printed an empty "pysbx: fatal: ". */
+		if (opt == CHAIN_OPT_PLAN_FD || opt == CHAIN_OPT_REPORT_FD)
+			r = 0;	/* the chain's own: never from a caller */
+		else
+			r = chain_opt(d, c, opt, optarg);
+		if (r < 0)
+			return -1;
+		if (r == 0)
 			return diag_fail(d, EXIT_USAGE, 0,
-					 "%s", d->code ? d->msg :
-					 "pysbx run takes -p and -D only");
-	if (chain_args_done(d, &c, argc, argv) < 0)
+					 "pysbx run takes -p, -D and "
+					 "--allow-untrusted only (usage: %s)",
+					 FRONT_RUN_USAGE);
+	}
+	if (chain_args_done(d, c, argc, argv) < 0)
 		return -1;
-	if (!c.policy)
+	if (!c->policy)
 		return diag_fail(d, EXIT_USAGE, 0,
 				 "pysbx run needs -p POLICY");
-	if (self_dir(d, dir, sizeof(dir)) < 0)
-		return -1;
-	nargv = calloc((size_t)argc * 2 + 16, sizeof(*nargv));
-	if (!nargv)
-		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "out of memory");
-	snprintf(paths[0], PATH_MAX, "%s/pysbx-clean", dir);
-	nargv[k++] = paths[0];
-	nargv[k++] = "-p";
-	nargv[k++] = c.policy;
-	if (c.allow_untrusted)
-		nargv[k++] = "--allow-untrusted";
-	for (size_t i = 0; i < c.vars.n; i++) {
-		char *kv = malloc(strlen(c.vars.name[i]) +
-				  strlen(c.vars.value[i]) + 2);
+	return 0;
+}
 
-		if (!kv)
-			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
-					 "out of memory");
-		sprintf(kv, "%s=%s", c.vars.name[i], c.vars.value[i]);
-		nargv[k++] = "-D";
-		nargv[k++] = kv;
+int front_run_argv(struct diag *d, const struct chain *c, const char *dir,
+		   struct run_argv *ra)
+{
+	static const char *const steps[] = { "pysbx-clean", "pysbx-mount",
+					     "pysbx-exec", "pysbx-seccomp" };
+	size_t n = 0, len = 0, k = 0, i;
+	char *s;
+
+	for (char **a = c->next; *a; a++)
+		n++;
+	for (i = 0; i < 4; i++)
+		len += strlen(dir) + 1 + strlen(steps[i]) + 1;
+	for (i = 0; i < c->vars.n; i++)
+		len += strlen(c->vars.name[i]) + 1 +
+		       strlen(c->vars.value[i]) + 1;
+	ra->argv = calloc(n + 2 * c->vars.n + 16, sizeof(*ra->argv));
+	ra->strs = malloc(len);
+	if (!ra->argv || !ra->strs) {
+		front_run_argv_free(ra);
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "out of memory");
+	}
+	s = ra->strs;
+	ra->argv[k++] = put(&s, dir, '/', steps[0]);
+	ra->argv[k++] = "-p";
+	ra->argv[k++] = (char *)c->policy;
+	if (c->allow_untrusted)
+		ra->argv[k++] = "--allow-untrusted";
+	for (i = 0; i < c->vars.n; i++) {
+		ra->argv[k++] = "-D";
+		ra->argv[k++] = put(&s, c->vars.name[i], '=',
+				    c->vars.value[i]);
 	}
 	/* "--" before each next program: a target named "--bind" or "-p"
 	 * is never taken for an option of ours. */
-	for (int i = 0; i < 3; i++) {
-		snprintf(paths[i + 1], PATH_MAX, "%s/%s", dir, steps[i]);
-		nargv[k++] = "--";
-		nargv[k++] = paths[i + 1];
+	for (i = 1; i < 4; i++) {
+		ra->argv[k++] = "--";
+		ra->argv[k++] = put(&s, dir, '/', steps[i]);
 	}
-	nargv[k++] = "--";
-	for (char **a = c.next; *a; a++)
-		nargv[k++] = *a;
+	ra->argv[k++] = "--";
+	for (char **a = c->next; *a; a++)
+		ra->argv[k++] = *a;
+	ra->argv[k] = NULL;
+	ra->argc = (int)k;
+	return 0;
+}
+
+void front_run_argv_free(struct run_argv *ra)
+{
+	free(ra->argv);
+	free(ra->strs);
+	ra->argv = NULL;
+	ra->strs = NULL;
+	ra->argc = 0;
+}
+
+int front_run(struct diag *d, int argc, char **argv)
+{
+	char dir[PATH_MAX - 32];
+	struct run_argv ra;
+	struct chain c;
+
+	if (front_run_parse(d, &c, argc, argv) < 0 ||
+	    self_dir(d, dir, sizeof(dir)) < 0 ||
+	    front_run_argv(d, &c, dir, &ra) < 0)
+		return -1;
 	/* The guard's work in this very process: no exec of pysbx-clean.
 	 * Its messages keep the prefix "pysbx-clean:", the stage they come
 	 * from. */
-	return guard_main((int)k, (char **)nargv);
+	return guard_main(ra.argc, ra.argv);
 }

@@ -43,6 +43,25 @@
  * parsed its own options before (pysbx run) can call it in-process. */
 int guard_main(int argc, char **argv);
 
+#define GUARD_USAGE                                                         \
+	"pysbx-clean [-p POLICY] [-D NAME=VALUE]... [-t DURATION|none]\n"   \
+	"         [-k DURATION] [--status-fd N] [--die-with-parent]\n"      \
+	"         [--scratch-parent DIR] PROG [ARG]...\n"                   \
+	"       pysbx-clean --sweep PARENT"
+
+struct guard_opts;
+
+/* pysbx-clean's command line into c (chain_init'ed with GUARD_USAGE), o
+ * (status_fd -1, the rest zero) and *sweep (NULL). Resets getopt first
+ * (optind = 0). No side effect beyond that and --status-fd's check
+ * (guard_status_fd: fcntl, close-on-exec), except that -h and --version
+ * print and exit(0) (chain_opt). On success either *sweep is set (--sweep
+ * PARENT, nothing else given) or c->next is the program to run. 0, or -1
+ * with d set (code 100; 111 when --status-fd could not be made
+ * close-on-exec). */
+int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
+		     const char **sweep, int argc, char **argv);
+
 /* --- scratch.c ------------------------------------------------------- */
 
 #define SCRATCH_PREFIX "pysbx-"

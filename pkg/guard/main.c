@@ -13,12 +13,6 @@
 #include "guard/guard.h"
 #include "util/num.h"
 
-#define USAGE                                                               \
-	"pysbx-clean [-p POLICY] [-D NAME=VALUE]... [-t DURATION|none]\n"   \
-	"         [-k DURATION] [--status-fd N] [--die-with-parent]\n"      \
-	"         [--scratch-parent DIR] PROG [ARG]...\n"                   \
-	"       pysbx-clean --sweep PARENT"
-
 enum {
 	OPT_STATUS_FD = 0x2000,
 	OPT_DIE_WITH_PARENT,
@@ -41,8 +35,8 @@ static int duration(struct diag *d, const char *opt, const char *arg,
 	return 0;
 }
 
-static int parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
-		      const char **sweep, int argc, char **argv)
+int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
+		     const char **sweep, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CHAIN_LONGOPTS,
@@ -58,6 +52,9 @@ static int parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 	long fd;
 	int opt, r;
 
+	/* Reset getopt: the front door has parsed its own argv before
+	 * (glibc and musl both take optind = 0 as a full reset). */
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS "t:k:",
 				  longopts, NULL)) != -1) {
 		r = chain_opt(d, c, opt, optarg);
@@ -92,7 +89,7 @@ static int parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 		if (optind != argc || c->policy || o->scratch_parent)
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "--sweep PARENT takes no other "
-					 "argument (usage: %s)", USAGE);
+					 "argument (usage: %s)", GUARD_USAGE);
 		return 0;
 	}
 	if (o->status_fd >= 0 && guard_status_fd(d, o->status_fd) < 0)
@@ -110,13 +107,10 @@ int guard_main(int argc, char **argv)
 	const char *sweep = NULL;
 	char env[PATH_MAX + 16];
 
-	chain_init(&c, USAGE);
-	/* Reset getopt: the front door has parsed its own argv before
-	 * (glibc and musl both take optind = 0 as a full reset). */
-	optind = 0;
+	chain_init(&c, GUARD_USAGE);
 	scratch_init(&s);
 	memset(&res, 0, sizeof(res));
-	if (parse_args(&d, &c, &o, &sweep, argc, argv) < 0)
+	if (guard_parse_args(&d, &c, &o, &sweep, argc, argv) < 0)
 		goto fail;
 	if (sweep) {
 		if (scratch_sweep(&d, sweep, stdout) < 0)

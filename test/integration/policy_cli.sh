@@ -13,7 +13,7 @@ is() { # is GOT WANT NAME
 		echo "not ok $n - $3"; printf '#      got: %s\n# expected: %s\n' "$1" "$2" | sed '2,$s/^/# /'; fi
 }
 
-echo "1..15"
+echo "1..17"
 
 for f in "$P"/*.policy; do
 	"$B/pysbx" policy check "$f" -D WORKSPACE=/tmp -D PROG=/bin/true >/dev/null 2>&1
@@ -42,6 +42,10 @@ ok $? "an undefined variable is named with its position"
 
 "$B/pysbx" policy check 2>/dev/null; is $? 100 "no file: exit 100"
 "$B/pysbx" frob 2>/dev/null; is $? 100 "unknown command: exit 100"
+out=$("$B/pysbx" run -p a -p b -- /bin/true 2>&1); rc=$?
+is "$rc:$out" "100:pysbx: fatal: -p is given twice" "run: a usage error is printed, not an empty message"
+out=$("$B/pysbx" run --report-fd 1 -p a -- /bin/true 2>&1)
+[[ $out == "pysbx: fatal: pysbx run takes -p, -D and --allow-untrusted only"* ]]; ok $? "run: the chain's own --report-fd is refused"
 
 # Trust: a policy others could change is refused by every step.
 printf 'env A=1\n' >"$T/p.policy"
