@@ -36,18 +36,37 @@ static void grow(struct out *o, size_t more)
 	o->cap = cap;
 }
 
+static void put(struct out *o, const char *s, size_t n)
+{
+	grow(o, n);
+	if (o->oom)
+		return;
+	memcpy(o->s + o->n, s, n);
+	o->n += n;
+	o->s[o->n] = '\0';
+}
+
+/* Most fragments are literal text or short numbers: format into a stack
+ * buffer with one vsnprintf (a plan has hundreds of fragments, and two
+ * passes each were most of plan_format's time), two passes only for a
+ * long one. */
 static void add(struct out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void add(struct out *o, const char *fmt, ...)
 {
+	char small[128];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		o->oom = 1;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		put(o, small, (size_t)n);
 		return;
 	}
 	grow(o, (size_t)n);
@@ -65,32 +84,44 @@ static void quoted(struct out *o, const char *s)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
 				   "NOPQRSTUVWXYZ0123456789/_.,:=+-@%^!<>&";
+	size_t len = strlen(s), run;
 
-	if (*s && strspn(s, safe) == strlen(s) && s[0] != '#') {
-		add(o, "%s", s);
+	if (*s && strspn(s, safe) == len && s[0] != '#') {
+		put(o, s, len);
 		return;
 	}
-	add(o, "\"");
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	put(o, "\"", 1);
+	while (*s) {
+		unsigned char ch;
 
-		if (ch == '"' || ch == '\\' || ch == '$')
-			add(o, "\\%c", ch);
-		else if (ch == '\n')
-			add(o, "\\n");
-		else if (ch == '\t')
-			add(o, "\\t");
-		else if (ch < 0x20 || ch == 0x7f)
+		/* Copy the run of bytes that need no escape in one go. */
+		run = strcspn(s, "\"\\$\x7f\x01\x02\x03\x04\x05\x06\x07"
+				 "\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13"
+				 "\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d"
+				 "\x1e\x1f");
+		put(o, s, run);
+		s += run;
+		if (!*s)
+			break;
+		ch = (unsigned char)*s++;
+		if (ch == '"' || ch == '\\' || ch == '$') {
+			char esc[2] = { '\\', (char)ch };
+
+			put(o, esc, 2);
+		} else if (ch == '\n') {
+			put(o, "\\n", 2);
+		} else if (ch == '\t') {
+			put(o, "\\t", 2);
+		} else {
 			add(o, "\\x%02x", ch);
-		else
-			add(o, "%c", ch);
+		}
 	}
-	add(o, "\"");
+	put(o, "\"", 1);
 }
 
 static void word(struct out *o, const char *s)
 {
-	add(o, " ");
+	put(o, " ", 1);
 	quoted(o, s);
 }
 
