@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy/policy.h"
+
 /* Fixed, so that a crash file reproduces on another machine. */
 #define FUZZ_INC_DIR "/tmp/pysbx-fuzz-inc"
 
@@ -77,6 +79,46 @@ static inline void fuzz_die(const char *prog, const char *what, const char *a,
 	fprintf(stderr, "%s: %s\n--- first ---\n%s\n--- second ---\n%s\n",
 		prog, what, a ? a : "(null)", b ? b : "(null)");
 	abort();
+}
+
+/* The round-trip invariant both plan targets check on a plan p that
+ * parsed: the text plan_format prints parses back, formatting that second
+ * plan gives byte-identical text (every step must see exactly the plan
+ * the first one sealed), and plan_show agrees on both. save, when not
+ * NULL, gets the plan text (to seed fuzz_plan). Frees p. */
+static inline void fuzz_round_trip(const char *prog, struct plan *p,
+				   void (*save)(const char *, size_t))
+{
+	char *t1, *t2, *s1, *s2;
+	struct perr e;
+	struct plan q;
+	size_t l1, l2;
+
+	t1 = plan_format(p, &l1);
+	if (!t1 || strlen(t1) != l1)
+		fuzz_die(prog, "plan_format failed", t1, NULL);
+	if (save)
+		save(t1, l1);
+	if (plan_init(&q) < 0)
+		abort();
+	if (policy_parse_plan(&q, t1, l1, &e) < 0)
+		fuzz_die(prog, "a formatted plan does not parse back",
+			 e.n ? e.msg[0] : "?", t1);
+	t2 = plan_format(&q, &l2);
+	if (!t2 || l1 != l2 || memcmp(t1, t2, l1))
+		fuzz_die(prog, "plan_format(policy_parse_plan(plan_format(p))) "
+			 "differs", t1, t2);
+	s1 = plan_show(p);
+	s2 = plan_show(&q);
+	if (!s1 || !s2 || strcmp(s1, s2))
+		fuzz_die(prog, "plan_show differs after the round trip", s1,
+			 s2);
+	free(t1);
+	free(t2);
+	free(s1);
+	free(s2);
+	plan_free(&q);
+	plan_free(p);
 }
 
 #endif

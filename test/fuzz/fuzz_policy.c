@@ -87,10 +87,8 @@ static void save_plan(const char *text, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct plan p, q;
+	struct plan p;
 	struct perr e;
-	char *t1 = NULL, *t2 = NULL, *s1 = NULL, *s2 = NULL;
-	size_t l1, l2;
 
 	if (plan_init(&p) < 0)
 		abort();
@@ -105,31 +103,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (e.total)
 		die("a successful parse recorded errors", e.msg[0], NULL);
 
-	t1 = plan_format(&p, &l1);
-	if (!t1 || strlen(t1) != l1)
-		die("plan_format failed", t1, NULL);
-	if (plan_out)
-		save_plan(t1, l1);
-	if (plan_init(&q) < 0)
-		abort();
-	if (policy_parse_plan(&q, t1, l1, &e) < 0)
-		die("the plan of a valid policy does not parse back",
-		    e.n ? e.msg[0] : "?", t1);
-	t2 = plan_format(&q, &l2);
-	if (!t2 || l1 != l2 || memcmp(t1, t2, l1))
-		die("plan_format(policy_parse_plan(plan_format(p))) differs",
-		    t1, t2);
-
-	s1 = plan_show(&p);
-	s2 = plan_show(&q);
-	if (!s1 || !s2 || strcmp(s1, s2))
-		die("plan_show differs after the round trip", s1, s2);
-
-	free(t1);
-	free(t2);
-	free(s1);
-	free(s2);
-	plan_free(&q);
-	plan_free(&p);
+	fuzz_round_trip("fuzz_policy", &p, plan_out ? save_plan : NULL);
 	return 0;
 }
