@@ -15,41 +15,7 @@ T=$(mktemp -d "${HOME:-/tmp}/clean-test.XXXXXX") || exit 111
 chmod 0700 "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-# check DESC COMMAND...: one assertion.
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc" "failed: $*"; fi
-}
-# wait_for COMMAND...: poll (up to ~10 s) until COMMAND succeeds.
-wait_for() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-size() { stat -c %s "$1" 2>/dev/null || echo -1; }
-# stopped_growing FILE: FILE grew at all, then not during a pause.
-stopped_growing() {
-	local a b
-	[[ -s $1 ]] || return 1
-	a=$(size "$1")
-	sleep 0.4
-	b=$(size "$1")
-	[[ $a == "$b" ]]
-}
+. "${PYSBX_TESTDIR:?}/lib.sh"
 grows() {
 	local a
 	a=$(size "$1")

@@ -21,12 +21,7 @@ MARK=/tmp/pysbx-policies-marker.$$
 echo host >"$MARK"
 trap 'rm -f "$MARK"; chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-is() { # is GOT WANT DESC
-	if [[ $1 == "$2" ]]; then ok "$3"; else not_ok "$3" "got:      $1" "expected: $2"; fi
-}
+. "${PYSBX_TESTDIR:?}/lib.sh"
 # run POLICY [-D..]... -- PROG...: the real front door; stdout+stderr in $out, status in $rc.
 run() { out=$("$B/pysbx" run -p "$@" 2>&1); rc=$?; }
 pyrun() { # pyrun [-D..]... CODE

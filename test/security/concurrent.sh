@@ -19,43 +19,7 @@ WS=$T/ws SP=$T/sp
 mkdir "$WS"
 mkdir -m 0700 "$SP"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
-is() { # is GOT WANT DESC
-	if [[ $1 == "$2" ]]; then ok "$3"; else not_ok "$3" "got:      $1" "expected: $2"; fi
-}
-wait_for() { # poll (up to ~10 s) until COMMAND succeeds
-	local i
-	for ((i = 0; i < 200; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-# others: the pids of this uid other than this script and the subshell
-# that lists them (pure bash: it starts no process of its own).
-others() {
-	local st pid k r e _ me=$BASHPID
-	for st in /proc/[0-9]*/status; do
-		pid=${st#/proc/}
-		pid=${pid%/status}
-		[[ $pid == "$$" || $pid == "$me" ]] && continue
-		while read -r k r e _; do
-			if [[ $k == Uid: ]]; then
-				[[ $r == "$U" || $e == "$U" ]] && echo "$pid"
-				break
-			fi
-		done 2>/dev/null <"$st"
-	done
-}
-no_others() { [[ -z $(others) ]]; }
+. "${PYSBX_TESTDIR:?}/lib.sh"
 mounts() { wc -l </proc/self/mountinfo; }
 
 if ! unshare -Ur true 2>/dev/null; then

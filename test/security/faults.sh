@@ -24,57 +24,8 @@ mkdir "$WS"
 SP=$T/sp SCR=$T/scr
 mkdir -m 0700 "$SP" "$SCR"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
-is() { # is GOT WANT DESC
-	if [[ $1 == "$2" ]]; then ok "$3"; else not_ok "$3" "got:      $1" "expected: $2"; fi
-}
-# wait_for COMMAND...: poll (up to ~10 s) until COMMAND succeeds.
-wait_for() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-size() { stat -c %s "$1" 2>/dev/null || echo -1; }
-# stopped_growing FILE: FILE grew at all, then not during a pause.
-stopped_growing() {
-	local a b
-	[[ -s $1 ]] || return 1
-	a=$(size "$1")
-	sleep 0.5
-	b=$(size "$1")
-	[[ $a == "$b" ]]
-}
+. "${PYSBX_TESTDIR:?}/lib.sh"
 
-# others: the pids of this uid other than this script and the subshell
-# that lists them (pure bash: it starts no process of its own). The
-# sandbox's processes keep the uid on the host (uid map), so anything
-# listed once a run has ended is a leak.
-others() {
-	local st pid k r e _ me=$BASHPID
-	for st in /proc/[0-9]*/status; do
-		pid=${st#/proc/}
-		pid=${pid%/status}
-		[[ $pid == "$$" || $pid == "$me" ]] && continue
-		while read -r k r e _; do
-			if [[ $k == Uid: ]]; then
-				[[ $r == "$U" || $e == "$U" ]] && echo "$pid"
-				break
-			fi
-		done 2>/dev/null <"$st"
-	done
-}
-no_others() { [[ -z $(others) ]]; }
 # no_leftovers DESC: no process of the uid is left (polls ~10 s for the
 # kernel to finish tearing the namespace down).
 no_leftovers() {
