@@ -36,7 +36,8 @@ int main(int argc, char **argv)
 	    chain_load_plan(&d, &c, &plan, 0) < 0)
 		diag_exit(&d);
 	/* Parse once: a later pysbx step gets this plan, sealed. */
-	if (c.plan_fd < 0 && c.policy && chain_is_step(c.next[0]) &&
+	if (c.plan_fd < 0 && c.policy &&
+	    chain_step_after("mount", c.next[0]) &&
 	    (c.plan_fd = plan_seal(&d, &plan)) < 0)
 		diag_exit(&d);
 	m.plan = &plan;

@@ -231,6 +231,28 @@ int chain_is_step(const char *argv0)
 	       !strcmp(b, "pysbx-seccomp");
 }
 
+/* The canonical order; -1 for anything else. */
+static int step_rank(const char *name)
+{
+	static const char *const order[] = { "clean", "mount", "exec",
+					     "seccomp" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, order[i]))
+			return i;
+	return -1;
+}
+
+int chain_step_after(const char *stage, const char *argv0)
+{
+	const char *b = strrchr(argv0, '/');
+
+	b = b ? b + 1 : argv0;
+	if (!chain_is_step(argv0))
+		return 0;
+	return step_rank(b + strlen("pysbx-")) > step_rank(stage);
+}
+
 const char *chain_env_path(char *const envp[])
 {
 	for (size_t i = 0; envp && envp[i]; i++)
@@ -285,7 +307,8 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 	char pfd[16], rfd[16];
 	int err;
 
-	if (chain_is_step(argv[0]) && (c->plan_fd >= 0 || c->report_fd >= 0)) {
+	if (chain_step_after(d->stage, argv[0]) &&
+	    (c->plan_fd >= 0 || c->report_fd >= 0)) {
 		size_t n = 0, k = 1;
 
 		while (argv[n])

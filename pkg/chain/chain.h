@@ -84,8 +84,15 @@ int plan_read_fd(struct diag *d, int fd, struct plan *p);
 /* Is argv0 a pysbx step that takes --plan-fd (by basename)? */
 int chain_is_step(const char *argv0);
 
-/* Exec c->next with envp. A pysbx step gets `--plan-fd N --report-fd M`
- * inserted after its argv[0] and inherits both fds; any other program
+/* Is argv0 a step that comes after the step whose diag stage is stage
+ * ("clean", "mount", "exec", "seccomp") in the canonical chain? Only such
+ * a program is given the plan and report fds: pysbx-seccomp, the last
+ * step, never passes them on, even to a target named "pysbx-exec". */
+int chain_step_after(const char *stage, const char *argv0);
+
+/* Exec c->next with envp. A pysbx step that comes after d->stage (see
+ * chain_step_after) gets `--plan-fd N --report-fd M` inserted after its
+ * argv[0] and inherits both fds; any other program
  * (the target) gets neither. A name without '/' is searched in envp's
  * PATH (default /usr/local/bin:/usr/bin:/bin). Returns only on failure:
  * 127 not found, 126 not executable (recorded in d). */

@@ -31,7 +31,7 @@ pyrun() { # pyrun [-D..]... CODE
 }
 
 if [[ ! -x $PY ]]; then echo "1..0 # SKIP $PY is missing"; exit 0; fi
-echo "1..30"
+echo "1..31"
 
 # --- python.policy -------------------------------------------------------
 pyrun 'import json, re, hashlib, subprocess, getpass, os
@@ -169,5 +169,12 @@ case $out in
 esac
 
 # --- the front door -------------------------------------------------------
+# A target that happens to be named like a step gets neither the plan nor
+# the report fd (it could forge status records): only a later step does.
+cp "$PROBE/exec_probe" "$WS/pysbx-exec"
+run "$P/python.policy" -D WORKSPACE="$WS" -- /workspace/pysbx-exec fds
+is "$rc:$(echo "$out" | awk '{printf "%s %s ", $1, $2}')" "0:fd 0 fd 1 fd 2 " "run: a target named pysbx-exec gets no --plan-fd/--report-fd, only fds 0-2"
+rm -f "$WS/pysbx-exec"
+
 run "$P/python.policy" -D WORKSPACE="$WS" -- --bind
 is "$rc" 127 "run: a target named --bind is the program's (127 not found), never our option"
