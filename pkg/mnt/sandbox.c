@@ -71,19 +71,44 @@ static char *find_prog(const char *name, char **envp)
 	}
 }
 
+/* Does an option of a pysbx step take the next word as its value? */
+static bool takes_value(const char *opt)
+{
+	static const char *const with_value[] = {
+		"-p", "-D", "--policy", "--define", "--plan-fd", "--report-fd",
+		"--export", "--bpf", NULL,
+	};
+
+	for (const char *const *w = with_value; *w; w++)
+		if (!strcmp(opt, *w))
+			return true;
+	return false;
+}
+
 /* The directories of the pysbx steps still to run: they must stay
  * reachable after pivot_root (docs/MOUNT.md). next[0] is replaced by its
- * real path, which is where it is bound inside. */
+ * real path, which is where it is bound inside. Only the later steps'
+ * own words are looked at (options, their values, "--"): the scan stops
+ * at the first other word, the target, so that a target argument that
+ * happens to be named "pysbx-exec" never makes a host directory visible. */
 static void find_tooldirs(struct mnt_ctx *m)
 {
 	char **next = m->chain->next;
+	const char *stage = "mount";
 
 	for (size_t i = 0; next[i]; i++) {
 		char *real, *slash;
 		unsigned k;
 
-		if (!chain_is_step(next[i]) || !(real = find_prog(next[i],
-								  m->envp)))
+		if (i > 0 && next[i][0] == '-') {
+			if (takes_value(next[i]) && next[i + 1])
+				i++;
+			continue;
+		}
+		if (!chain_step_after(stage, next[i]))
+			break;	/* the target */
+		stage = strrchr(next[i], '-') + 1;
+		if (!(real = find_prog(next[i], m->envp)))
 			continue;
 		if (i == 0) {
 			char *dup = strdup(real);

@@ -31,7 +31,7 @@ pyrun() { # pyrun [-D..]... CODE
 }
 
 if [[ ! -x $PY ]]; then echo "1..0 # SKIP $PY is missing"; exit 0; fi
-echo "1..31"
+echo "1..32"
 
 # --- python.policy -------------------------------------------------------
 pyrun 'import json, re, hashlib, subprocess, getpass, os
@@ -175,6 +175,12 @@ cp "$PROBE/exec_probe" "$WS/pysbx-exec"
 run "$P/python.policy" -D WORKSPACE="$WS" -- /workspace/pysbx-exec fds
 is "$rc:$(echo "$out" | awk '{printf "%s %s ", $1, $2}')" "0:fd 0 fd 1 fd 2 " "run: a target named pysbx-exec gets no --plan-fd/--report-fd, only fds 0-2"
 rm -f "$WS/pysbx-exec"
+# A target argument named like a step never makes its host directory
+# visible (pysbx-mount binds only the directories of the later steps).
+mkdir "$T/decoy" && cp "$PROBE/exec_probe" "$T/decoy/pysbx-exec"
+out=$(PATH="$T/decoy:/usr/bin:/bin" "$B/pysbx" run -p "$P/python.policy" -D WORKSPACE="$WS" -- \
+	$PY -I -S -c 'import os, sys; print(os.path.exists(sys.argv[1]))' "$T/decoy" pysbx-exec 2>&1)
+is "$out" "False" "run: a target argument named pysbx-exec binds no host directory into the sandbox"
 
 run "$P/python.policy" -D WORKSPACE="$WS" -- --bind
 is "$rc" 127 "run: a target named --bind is the program's (127 not found), never our option"
