@@ -94,18 +94,18 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv)
 	return 0;
 }
 
-static int check_report_fd(struct diag *d, int fd)
+int chain_output_fd(struct diag *d, int fd, const char *opt)
 {
 	int fl = fcntl(fd, F_GETFL);
 
 	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
 		return diag_fail(d, EXIT_USAGE, fl < 0 ? errno : 0,
-				 "--report-fd %d is not open for writing", fd);
-	/* Never let it reach the target: only chain_exec re-opens it. */
+				 "%s %d is not open for writing", opt, fd);
+	/* Never let it reach the target: only chain_exec re-opens the
+	 * report fd, for a later step. */
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to set close-on-exec on fd %d", fd);
-	d->report_fd = fd;
 	return 0;
 }
 
@@ -114,8 +114,11 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 {
 	struct perr e;
 
-	if (c->report_fd >= 0 && check_report_fd(d, c->report_fd) < 0)
-		return -1;
+	if (c->report_fd >= 0) {
+		if (chain_output_fd(d, c->report_fd, "--report-fd") < 0)
+			return -1;
+		d->report_fd = c->report_fd;
+	}
 	if (plan_init(p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to allocate the plan");

@@ -72,6 +72,11 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);
 
+/* Check that fd, given with option opt ("--report-fd", "--status-fd"),
+ * is open for writing, and make it close-on-exec. 0, or -1 (code 100;
+ * 111 if fcntl fails). */
+int chain_output_fd(struct diag *d, int fd, const char *opt);
+
 /* Serialise p into a new sealed memfd (close-on-exec). Returns the fd or
  * -1 (code 111). */
 int plan_seal(struct diag *d, const struct plan *p);

@@ -54,7 +54,7 @@ struct guard_opts;
 /* pysbx-clean's command line into c (chain_init'ed with GUARD_USAGE), o
  * (status_fd -1, the rest zero) and *sweep (NULL). Resets getopt first
  * (optind = 0). No side effect beyond that and --status-fd's check
- * (guard_status_fd: fcntl, close-on-exec), except that -h and --version
+ * (chain_output_fd: fcntl, close-on-exec), except that -h and --version
  * print and exit(0) (chain_opt). On success either *sweep is set (--sweep
  * PARENT, nothing else given) or c->next is the program to run. 0, or -1
  * with d set (code 100; 111 when --status-fd could not be made
@@ -177,10 +177,6 @@ struct guard_opts {
 	bool wait_started;	/* it is pysbx-mount: "started" comes later */
 	char first_stage[16];	/* "mount", "exec", ... or "target" */
 };
-
-/* Validate --status-fd (open for writing; made close-on-exec). 0 or -1
- * (code 100). */
-int guard_status_fd(struct diag *d, int fd);
 
 /* Resolve the policy into the plan: parse once with PARSE_NO_SCRATCH to
  * validate it and learn its scratch directive; create (or adopt) the

@@ -92,7 +92,8 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 					 "argument (usage: %s)", GUARD_USAGE);
 		return 0;
 	}
-	if (o->status_fd >= 0 && guard_status_fd(d, o->status_fd) < 0)
+	if (o->status_fd >= 0 &&
+	    chain_output_fd(d, o->status_fd, "--status-fd") < 0)
 		return -1;
 	return chain_args_done(d, c, argc, argv);
 }

@@ -3,26 +3,11 @@
  * known valid before anything is created: hence two parses, the first
  * with ${SCRATCH} as a placeholder. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "guard/guard.h"
-
-int guard_status_fd(struct diag *d, int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
-		return diag_fail(d, EXIT_USAGE, fl < 0 ? errno : 0,
-				 "--status-fd %d is not open for writing", fd);
-	/* The guard's, not the sandbox's. */
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return diag_fail(d, EXIT_SYSCALL, errno,
-				 "unable to set close-on-exec on fd %d", fd);
-	return 0;
-}
 
 static void next_kind(struct guard_opts *o, const char *argv0)
 {
