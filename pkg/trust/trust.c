@@ -27,17 +27,26 @@ static const char *why(const struct stat *st, char *buf, size_t len)
 	return buf;
 }
 
-int trust_path(struct diag *d, const char *path, const char *what)
+/* Resolve symlinks once: the checks then hold for the file that is
+ * really read, wherever a link pointed. */
+static int resolve(struct diag *d, const char *path, const char *what,
+		   char real[PATH_MAX])
+{
+	if (!realpath(path, real))
+		return diag_fail(d, EXIT_USAGE, errno, "unable to resolve %s %s",
+				 what, path);
+	return 0;
+}
+
+/* The owner and mode checks of trust_path on the resolved path rp. */
+static int owner_walk(struct diag *d, const char *rp, const char *path,
+		      const char *what)
 {
 	char real[PATH_MAX], *slash;
 	struct stat st, leaf;
 	char reason[80];
 
-	/* Resolve symlinks once: the checks then hold for the file that is
-	 * really read, wherever a link pointed. */
-	if (!realpath(path, real))
-		return diag_fail(d, EXIT_USAGE, errno, "unable to resolve %s %s",
-				 what, path);
+	snprintf(real, sizeof(real), "%s", rp);
 	if (stat(real, &leaf) < 0)
 		return diag_fail(d, EXIT_USAGE, errno, "unable to stat %s %s",
 				 what, real);
@@ -75,6 +84,15 @@ int trust_path(struct diag *d, const char *path, const char *what)
 	return 0;
 }
 
+int trust_path(struct diag *d, const char *path, const char *what)
+{
+	char real[PATH_MAX];
+
+	if (resolve(d, path, what, real) < 0)
+		return -1;
+	return owner_walk(d, real, path, what);
+}
+
 /* Is path equal to or beneath dir (both resolved)? */
 static int beneath(const char *path, const char *dir)
 {
@@ -85,14 +103,12 @@ static int beneath(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
 }
 
+/* real (resolved) must not lie under a source p binds read-write. */
 static int not_writable_inside(struct diag *d, const struct plan *p,
-			       const char *path, const char *what)
+			       const char *real, const char *what)
 {
-	char real[PATH_MAX], src[PATH_MAX];
+	char src[PATH_MAX];
 
-	if (!realpath(path, real))
-		return diag_fail(d, EXIT_USAGE, errno, "unable to resolve %s",
-				 path);
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct fs_op *f = &p->fs[i];
 
@@ -114,22 +130,32 @@ static int not_writable_inside(struct diag *d, const struct plan *p,
 	return 0;
 }
 
+/* One file the plan depends on: resolved once, then owner, modes and
+ * read-write binds checked on that resolved path. */
+static int check_file(struct diag *d, const struct plan *p, const char *path,
+		      const char *what)
+{
+	char real[PATH_MAX];
+
+	if (resolve(d, path, what, real) < 0 ||
+	    owner_walk(d, real, path, what) < 0 ||
+	    not_writable_inside(d, p, real, what) < 0)
+		return -1;
+	return 0;
+}
+
 int trust_plan(struct diag *d, const struct plan *p)
 {
 	char self[PATH_MAX];
 	ssize_t n;
 
 	for (size_t i = 0; i < p->nfiles; i++)
-		if (trust_path(d, p->files[i], "policy") < 0 ||
-		    not_writable_inside(d, p, p->files[i], "policy") < 0)
+		if (check_file(d, p, p->files[i], "policy") < 0)
 			return -1;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to read /proc/self/exe");
 	self[n] = '\0';
-	if (trust_path(d, self, "pysbx program") < 0 ||
-	    not_writable_inside(d, p, self, "pysbx program") < 0)
-		return -1;
-	return 0;
+	return check_file(d, p, self, "pysbx program");
 }
