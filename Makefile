@@ -32,7 +32,7 @@ ALL_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -fno-strict-aliasing \
 	-fstack-protector-strong -ffunction-sections -fdata-sections $(CFLAGS)
 # Unused functions and data are dropped from each program (the sections
 # above make them separable).
-GC_LDFLAGS := -Wl,--gc-sections
+GC_LDFLAGS := -Wl,--gc-sections -Wl,--undefined=malloc
 ALL_CPPFLAGS = -D_GNU_SOURCE -Ipkg -I$(B)/gen -isystem $(UAPI_INCLUDE) \
 	-isystem $(SECCOMP_PREFIX)/include $(CPPFLAGS)
 DEPFLAGS = -MMD -MP

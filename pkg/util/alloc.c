@@ -1,0 +1,207 @@
+/* The programs' malloc: a bump allocator with power-of-two free lists that
+ * never gives memory back to the kernel.
+ *
+ * Why replace musl's: every pysbx step is a short-lived process that
+ * allocates a few hundred small blocks (the plan, libseccomp's rule
+ * database) and exits. musl's mallocng returns freed groups to the kernel
+ * at once (munmap, madvise), and each munmap flushes the TLB: on the
+ * virtual machines our users run agents on, one such call costs 0.1-0.25
+ * ms, and a step made up to 22 of them (measured with perf, see
+ * docs/BENCHMARKS.md). Here memory comes from one lazily faulted mapping
+ * and a freed block goes on its size class's list for reuse, so the
+ * long-lived processes (the guard, pid 1) stay bounded too: a block of
+ * class c is only ever reused for class c.
+ *
+ * Linked into every program through libpysbx.a (the linker takes these
+ * definitions before musl's). Thread-safe with one spin lock: the
+ * programs are single-threaded, a test probe is not. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+
+#define ALIGN	 16u
+#define MIN_SHIFT 4	/* smallest class: 16 bytes */
+#define NCLASS	 48
+#define REGION	 ((size_t)64 << 20)	/* reserved, faulted on use */
+#define KEEP	 NCLASS	/* class of an over-aligned block: never reused */
+
+/* The header keeps user blocks 16-aligned. */
+struct block {
+	size_t cls;
+	size_t fresh;	/* still zero from the kernel: calloc skips memset */
+};
+
+static struct block *freelist[NCLASS];
+static char *cur, *end;
+static volatile int lock;
+
+static void take(void)
+{
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void give(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+static unsigned class_of(size_t n)
+{
+	unsigned c = MIN_SHIFT;
+
+	while (c < NCLASS && ((size_t)1 << c) < n)
+		c++;
+	return c;
+}
+
+/* Caller holds the lock. */
+static struct block *carve(size_t total)
+{
+	char *p;
+
+	if ((size_t)(end - cur) < total) {
+		size_t len = total > REGION ? total : REGION;
+
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		cur = p;
+		end = p + len;
+	}
+	p = cur;
+	cur += total;
+	return (struct block *)p;
+}
+
+static void *alloc(size_t n, int zero)
+{
+	struct block *b;
+	unsigned c;
+
+	if (n > ((size_t)1 << (NCLASS - 1)) - sizeof(*b)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c = class_of(n + sizeof(*b));
+	take();
+	if ((b = freelist[c])) {
+		freelist[c] = *(struct block **)(b + 1);
+		b->fresh = 0;
+	} else if ((b = carve((size_t)1 << c))) {
+		b->cls = c;
+		b->fresh = 1;
+	}
+	give();
+	if (!b) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (zero && !b->fresh)
+		memset(b + 1, 0, ((size_t)1 << c) - sizeof(*b));
+	b->fresh = 0;
+	return b + 1;
+}
+
+void *malloc(size_t n)
+{
+	return alloc(n, 0);
+}
+
+void *calloc(size_t m, size_t n)
+{
+	if (n && m > SIZE_MAX / n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return alloc(m * n, 1);
+}
+
+void free(void *p)
+{
+	struct block *b;
+
+	if (!p)
+		return;
+	b = (struct block *)p - 1;
+	if (b->cls == KEEP)
+		return;
+	take();
+	*(struct block **)p = freelist[b->cls];
+	freelist[b->cls] = b;
+	give();
+}
+
+size_t malloc_usable_size(void *p)
+{
+	struct block *b = (struct block *)p - 1;
+
+	if (!p)
+		return 0;
+	if (b->cls == KEEP)
+		return b->fresh;
+	return ((size_t)1 << b->cls) - sizeof(*b);
+}
+
+void *realloc(void *p, size_t n)
+{
+	size_t have = malloc_usable_size(p);
+	void *q;
+
+	if (p && n <= have)
+		return p;
+	if (!(q = malloc(n)))
+		return NULL;
+	if (p) {
+		memcpy(q, p, have);
+		free(p);
+	}
+	return q;
+}
+
+/* Only small alignments are asked for by what we link (libseccomp and
+ * musl ask for none). A larger one gets a second header in front of the
+ * aligned address, marked never to be reused: freeing it leaks the block,
+ * which nothing here ever does more than once. */
+void *aligned_alloc(size_t align, size_t n)
+{
+	struct block *b;
+	char *p;
+	uintptr_t a;
+
+	if (!align || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (align <= ALIGN)
+		return malloc(n);
+	if (n > SIZE_MAX - 2 * align || !(p = malloc(n + 2 * align)))
+		return NULL;
+	a = ((uintptr_t)p + sizeof(*b) + align - 1) & ~(uintptr_t)(align - 1);
+	b = (struct block *)a - 1;
+	b->cls = KEEP;
+	b->fresh = n;
+	return (void *)a;
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	void *p;
+
+	if (align < sizeof(void *))
+		return EINVAL;
+	if (!(p = aligned_alloc(align, n)))
+		return errno;
+	*out = p;
+	return 0;
+}
+
+void *memalign(size_t align, size_t n)
+{
+	return aligned_alloc(align, n);
+}
