@@ -126,7 +126,9 @@ bench startup "$STD" \
 	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
 	"bwrap, net ns" "$(bwrap_cmd net $T)" \
 	"pysbx, no net ns" "$(pysbx_cmd "$POL_NONET" $T)" \
-	"bwrap, no net ns" "$(bwrap_cmd nonet $T)"
+	"bwrap, no net ns" "$(bwrap_cmd nonet $T)" \
+	"reference program, net ns" "$PROBE/bench_ref $WS $SCR $T" \
+	"reference program, no net ns" "$PROBE/bench_ref -n $WS $SCR $T"
 
 # 2. python3 -I -S -c pass
 PY="/usr/bin/python3 -I -S -c pass"
@@ -141,6 +143,8 @@ HD="-D WORKSPACE=$WS"
 AD="-D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR"
 bench steps "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
+	"one exec hop + true" "$PROBE/bench_hop $PROBE/bench_true" \
+	"four exec hops + true" "$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_true" \
 	"pysbx-clean alone" "$BIN/pysbx-clean -- $PROBE/bench_true" \
 	"pysbx-exec alone" "$BIN/pysbx-exec -p $POL_HOST $AD -- $PROBE/bench_true" \
 	"pysbx-seccomp alone" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_true" \
