@@ -21,6 +21,8 @@ B=$ROOT/build
 # release is accepted; the orig tarball is the same for all of them (the
 # archive refuses a different orig under the same name), so its hash is pinned
 # too: that holds even if apt's own checks were somehow bypassed.
+# cmd/pysbx-seccomp/systab.c mirrors this release's internal syscall-table
+# functions (it stops the build on another release): check it when moving.
 LIBSECCOMP_UPSTREAM=2.5.4
 LIBSECCOMP_ORIG_SHA256=d82902400405cf0068574ef3dc1fe5f5926207543ba1ae6f8e7a1576351dcbdb
 

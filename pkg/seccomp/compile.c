@@ -17,6 +17,7 @@
 #include "seccomp/compile.h"
 #include <seccomp.h>
 #include "seccomp/names.h"
+#include "util/alloc.h"
 #include "util/names.h"
 
 /* With this many distinct syscalls or more, libseccomp's binary tree beats
@@ -64,10 +65,11 @@ static void audit_action(enum sc_action *a, int *err)
 	}
 }
 
-static int has_rule(const struct plan *p, const char *name)
+/* By number: the parser resolved each rule's name, one name a number. */
+static int has_rule(const struct plan *p, int nr)
 {
 	for (size_t i = 0; i < p->nsc; i++)
-		if (!strcmp(p->sc[i].name, name))
+		if (p->sc[i].nr == nr)
 			return 1;
 	return 0;
 }
@@ -190,7 +192,7 @@ static int add_route(struct comp *k, const char *name, enum sc_action act,
 	unsigned before;
 	int nr;
 
-	if (has_rule(k->p, name) || sc_syscall_resolve(name, &nr) < 0)
+	if (sc_syscall_resolve(name, &nr) < 0 || has_rule(k->p, nr))
 		return 0;
 	before = k->f->rules;
 	if (add_rule(k, name, nr, act, err, 0, NULL, why) < 0)
@@ -245,14 +247,25 @@ static int set_attr(struct comp *k, enum scmp_filter_attr attr,
 	return 0;
 }
 
+/* Distinct syscall numbers among the rules: a bitmap for the native
+ * numbers, a search of the earlier rules for the rest (other-ABI names). */
 static unsigned count_syscalls(const struct plan *p)
 {
+	uint64_t seen[1024 / 64] = { 0 };
 	unsigned n = 0;
 
 	for (size_t i = 0; i < p->nsc; i++) {
+		int nr = p->sc[i].nr;
 		size_t j;
 
-		for (j = 0; j < i && p->sc[j].nr != p->sc[i].nr; j++)
+		if (nr >= 0 && nr < 1024) {
+			uint64_t bit = (uint64_t)1 << (nr % 64);
+
+			n += !(seen[nr / 64] & bit);
+			seen[nr / 64] |= bit;
+			continue;
+		}
+		for (j = 0; j < i && p->sc[j].nr != nr; j++)
 			;
 		n += j == i;
 	}
@@ -424,6 +437,9 @@ int sc_load(struct diag *d, struct sc_filter *f)
 		return -1;
 	prog.len = (unsigned short)n;
 	prog.filter = insns;
+	/* The filter may deny madvise: the heap is no longer populated ahead
+	 * (alloc_prefault) once one is loaded. */
+	alloc_prefault(0);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) {
 		free(insns);
 		return 0;
@@ -502,6 +518,7 @@ int sc_bpf_load(struct diag *d, const char *what,
 	struct sock_fprog prog = { (unsigned short)n,
 				   (struct sock_filter *)insns };
 
+	alloc_prefault(0);	/* as in sc_load */
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
 		return 0;
 	if (errno == EINVAL) {

@@ -37,7 +37,13 @@ struct block {
 
 static struct block *freelist[NCLASS];
 static char *cur, *end;
+static char *ready;	/* alloc_prefault: the region is populated below */
+static size_t window;	/* alloc_prefault's window, 0: off */
 static volatile int lock;
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14; musl 1.2.3 lacks the name */
+#endif
 
 static void take(void)
 {
@@ -59,6 +65,28 @@ static unsigned class_of(size_t n)
 	return c;
 }
 
+/* Caller holds the lock. The block p..cur was just carved: when it ends
+ * past the populated part, populate the next window from where that part
+ * (or the block) starts, in one call. Not past the window: the rest of a
+ * big block may never be touched. */
+static void prefault(char *p)
+{
+	int e = errno;
+	char *a;
+	size_t len;
+
+	if (!window || cur <= ready)
+		return;
+	a = ready > p ? ready : (char *)((uintptr_t)p & ~(uintptr_t)4095);
+	len = window < (size_t)(end - a) ? window : (size_t)(end - a);
+	/* EINVAL before Linux 5.14, EPERM under a filter that denies it:
+	 * fault as usual from then on. */
+	if (madvise(a, len, MADV_POPULATE_WRITE) < 0)
+		window = 0;
+	ready = a + len;
+	errno = e;
+}
+
 /* Caller holds the lock. */
 static struct block *carve(size_t total)
 {
@@ -71,12 +99,20 @@ static struct block *carve(size_t total)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
-		cur = p;
+		cur = ready = p;
 		end = p + len;
 	}
 	p = cur;
 	cur += total;
+	prefault(p);
 	return (struct block *)p;
+}
+
+void alloc_prefault(size_t bytes)
+{
+	take();
+	window = (bytes + 4095) & ~(size_t)4095;
+	give();
 }
 
 static void *alloc(size_t n, int zero)

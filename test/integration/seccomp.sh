@@ -136,8 +136,9 @@ size=$(stat -c %s "$T/deny.bpf" 2>/dev/null || echo 0)
 [[ $rc == 0 && $size -gt 0 && $((size % 8)) == 0 ]]; ok $? "--export without a program writes the BPF ($size bytes) and exits 0"
 out=$("$S" -p "$T/deny.policy" --list 2>&1)
 [[ $out == *"# foreign ABIs (i386 int 0x80, x32 nr|0x40000000): KILL_PROCESS"* &&
-	$out == *"# added: clone3: ERRNO(ENOSYS)"* && $out == *'if ($syscall == 250)'* ]]
-ok $? "--list shows the foreign-ABI action, the added routes and the rules"
+	$out == *"# added: clone3: ERRNO(ENOSYS)"* && $out == *'if ($syscall == 250)'* &&
+	$out == *'# filter for syscall "keyctl" (250)'* ]]
+ok $? "--list shows the foreign-ABI action, the added routes and the rules, named"
 is "$("$S" --bpf "$T/deny.bpf" -- "$PR" socket_inet keyctl x32 getpid 2>&1 | tr '\n' ' ')" \
 	"socket_inet=EPERM keyctl=EDQUOT x32=killed:SIGSYS getpid=ok " "--bpf loads the exported program"
 : >"$T/empty.bpf"

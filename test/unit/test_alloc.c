@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util/alloc.h"
 #include "tap.h"
@@ -74,6 +75,23 @@ int main(void)
 		free(b);
 	}
 	ok(b == a, "a malloc/free loop reuses one block");
+
+	/* alloc_prefault: a new block's following pages are resident before
+	 * anything touches them, and the block is still zeroed memory. */
+	if (madvise(NULL, 0, 23 /* MADV_POPULATE_WRITE */) < 0) {
+		skip(2, "no MADV_POPULATE_WRITE (Linux < 5.14)");
+	} else {
+		unsigned char vec[4] = { 0 };
+		uintptr_t pg;
+
+		alloc_prefault(64 << 10);
+		c = calloc(1, 6000);	/* a class not carved before */
+		alloc_prefault(0);
+		pg = ((uintptr_t)c & ~(uintptr_t)4095) + 8192;
+		ok(mincore((void *)pg, 4 * 4096, vec) == 0 && (vec[3] & 1),
+		   "alloc_prefault: the pages after a new block are resident");
+		ok(c && all_zero(c, 6000), "a prefaulted block is zeroed");
+	}
 
 	/* 200 MiB in 1 MiB blocks: more than one reserved region. */
 	for (i = 0; i < 200; i++)
