@@ -48,6 +48,5 @@ int main(int argc, char **argv)
 	if (r == MNT_EXIT)
 		exit(m.exit_code);
 	chain_exec(&d, &c, m.envp);
-	mnt_exec_failed();
 	diag_exit(&d);
 }

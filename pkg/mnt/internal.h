@@ -32,7 +32,8 @@ int mnt_limit_userns(struct diag *d, int procfd);
 int mnt_enter_locked_ns(struct diag *d, int procfd, bool mountns);
 
 /* caps.c: securebits locked, bounding, ambient, inheritable, permitted
- * and effective sets emptied, then checked empty. */
+ * and effective sets emptied (capget checks the last three empty; the
+ * drops' results vouch for the first two). */
 int mnt_drop_caps(struct diag *d);
 
 /* net.c */
@@ -45,19 +46,22 @@ enum dst_type { DST_DIR, DST_FILE, DST_EXISTING };
 int mnt_open_src(int hostfd, const char *src);
 /* Open dst (absolute, normalised) below rootfd, creating missing parents
  * (0755) and the last component (as type, with mode) without following
- * any symlink. O_PATH fd, or -1 with errno set and the failing prefix of
- * dst in bad. */
+ * any symlink. O_PATH fd (a read-only one for a file made here, which
+ * serves the same: mount target, fstat), or -1 with errno set and the
+ * failing prefix of dst in bad (bad is "" on success). */
 int mnt_open_dst(int rootfd, const char *dst, enum dst_type type, int mode,
 		 char *bad, size_t badlen);
 /* Open the parent directory of dst (creating it), and point *base at the
- * last component of dst. */
+ * last component of dst. For a top-level dst that is rootfd itself: the
+ * caller closes the result only when it differs from rootfd. */
 int mnt_open_parent(int rootfd, const char *dst, const char **base,
 		    char *bad, size_t badlen);
 
 /* ops.c: the filesystem directives */
 struct mnt_build {
 	int hostfd;	/* the host's root directory (after the first pivot) */
-	int stagefd;	/* the staging tmpfs: holds "old", "new", "empty" */
+	int stagefd;	/* the staging tmpfs: holds "old", "new" (and
+			 * "empty", made by the first file mask) */
 	int rootfd;	/* the new root: the topmost mount at stage/new */
 	bool root_replaced; /* a directive mounted something on "/" */
 };

@@ -10,8 +10,8 @@
  *	       -> child: enters the locking namespaces, drops every
  *	          capability and execs the next program
  *
- * Only the child returns to main to exec; the monitor and pid 1 return
- * the exit code main must exit with.
+ * The child execs from pkg/mnt (it shares pid 1's memory until then);
+ * the monitor and pid 1 return the exit code main must exit with.
  */
 #ifndef PYSBX_MNT_H
 #define PYSBX_MNT_H
@@ -23,7 +23,7 @@
 #define MNT_MAX_TOOLDIRS 4
 
 enum mnt_role {
-	MNT_EXEC = 0,	/* exec chain->next now (inside, no capability) */
+	MNT_EXEC = 0,	/* no namespace asked for: exec chain->next as is */
 	MNT_EXIT = 1,	/* monitor or pid 1 is done: exit(exit_code) */
 };
 
@@ -44,17 +44,14 @@ struct mnt_ctx {
  * memory. */
 char **mnt_take_environ(void);
 
-/* Carry out the plan's namespaces and filesystem view. Returns MNT_EXEC in
- * the process that must exec the next program (all namespaces entered,
- * every capability set empty, securebits locked) — and also, doing
- * nothing, when the plan asks for no namespace at all; MNT_EXIT in the
- * monitor once pid 1 has ended (m->exit_code is pid 1's code) or in pid 1
- * once the target has ended; -1 when setup failed (recorded in d with a
- * hint; nothing untrusted was started). */
+/* Carry out the plan's namespaces and filesystem view. Returns MNT_EXIT in
+ * the monitor once pid 1 has ended (m->exit_code is pid 1's code) or in
+ * pid 1 once the target has ended; MNT_EXEC, doing nothing, when the plan
+ * asks for no namespace at all (main execs the next program itself); -1
+ * when setup failed (recorded in d with a hint; nothing untrusted was
+ * started). The child of pid 1 never returns: it execs the next program
+ * (all namespaces entered, every capability set empty, securebits
+ * locked) or reports its failure and exits. */
 int mnt_sandbox(struct diag *d, struct mnt_ctx *m);
-
-/* The child's exec of the next program failed: tell pid 1 (so that it
- * reports the setup failure rather than a target status). */
-void mnt_exec_failed(void);
 
 #endif

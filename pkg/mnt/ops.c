@@ -173,7 +173,7 @@ static int do_bind(struct diag *d, struct mnt_build *b,
 		   const struct fs_op *op)
 {
 	unsigned long long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-	char bad[PLAN_MAX_PATH + 1] = "";
+	char bad[PLAN_MAX_PATH + 1];
 	struct stat st;
 	int src, dst, tree;
 
@@ -225,24 +225,28 @@ static int do_bind(struct diag *d, struct mnt_build *b,
 	return 0;
 }
 
-/* Mount the detached tree m on dst (created as a directory). */
+/* Mount the detached tree m on dst (created as a directory). m is closed,
+ * unless keep: then it stays open for the caller (on success), still the
+ * root of that mount, now attached, so that nothing has to be walked to
+ * again. */
 static int mount_dir(struct diag *d, struct mnt_build *b,
-		     const struct fs_op *op, int m, int mode)
+		     const struct fs_op *op, int m, int mode, bool keep)
 {
-	char bad[PLAN_MAX_PATH + 1] = "";
+	char bad[PLAN_MAX_PATH + 1];
 	int dst = mnt_open_dst(b->rootfd, op->dst, DST_DIR, mode, bad,
 			       sizeof(bad));
 
-	if (dst < 0 || mnt_attach(m, dst) < 0) {
+	if (dst < 0 || sys_move_fd(m, dst) < 0) {
 		int e = errno;
 
-		if (dst < 0)
-			close(m);
-		else
+		close(m);
+		if (dst >= 0)
 			close(dst);
 		return mnt_op_fail(d, op, e, bad, "");
 	}
 	close(dst);
+	if (!keep)
+		close(m);
 	return 0;
 }
 
@@ -252,7 +256,7 @@ static int do_tmpfs(struct diag *d, struct mnt_build *b,
 	int m = mnt_tmpfs(d, op->dst, op->size, op->inodes, op->mode,
 			  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 
-	return m < 0 ? -1 : mount_dir(d, b, op, m, 0755);
+	return m < 0 ? -1 : mount_dir(d, b, op, m, 0755, false);
 }
 
 /* Parts of a fresh procfs that stay read-only, as bwrap keeps them. */
@@ -289,15 +293,12 @@ static int do_proc(struct diag *d, struct mnt_build *b,
 		       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 			       MOUNT_ATTR_NOEXEC);
 
-	if (m < 0 || mount_dir(d, b, op, m, 0555) < 0)
+	if (m < 0 || mount_dir(d, b, op, m, 0555, true) < 0)
 		return -1;
-	/* m still refers to the procfs, now attached. */
-	m = mnt_open_dst(b->rootfd, op->dst, DST_DIR, 0555, NULL, 0);
-	if (m < 0 || proc_ro(m) < 0) {
+	if (proc_ro(m) < 0) {
 		int e = errno;
 
-		if (m >= 0)
-			close(m);
+		close(m);
 		return mnt_op_fail(d, op, e, NULL, " (read-only parts)");
 	}
 	close(m);
@@ -338,8 +339,12 @@ static int dev_node(struct diag *d, struct mnt_build *b, int dev,
 
 static int dev_mount(struct diag *d, int dev, const char *name, int m)
 {
-	int dst = mnt_open_dst(dev, name, DST_DIR, 0755, NULL, 0);
+	int dst = -1;
 
+	/* dev is our own new tmpfs: name is not there yet, no need to look
+	 * first (the open still never follows a symlink). */
+	if (mkdirat(dev, name, 0755) == 0 || errno == EEXIST)
+		dst = mnt_open_dst(dev, name, DST_DIR, 0755, NULL, 0);
 	if (dst < 0 || mnt_attach(m, dst) < 0) {
 		int e = errno;
 
@@ -371,11 +376,9 @@ static int do_dev(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 
 	m = mnt_tmpfs(d, op->dst, 64 << 10, 0, 0755,
 		      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
-	if (m < 0 || mount_dir(d, b, op, m, 0755) < 0)
+	if (m < 0 || mount_dir(d, b, op, m, 0755, true) < 0)
 		return -1;
-	dev = mnt_open_dst(b->rootfd, op->dst, DST_DIR, 0755, NULL, 0);
-	if (dev < 0)
-		return mnt_op_fail(d, op, errno, NULL, "");
+	dev = m;
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		if (dev_node(d, b, dev, nodes[i], !strcmp(nodes[i], "tty")))
 			goto fail;
@@ -408,7 +411,7 @@ fail:
 
 static int do_dir(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1] = "";
+	char bad[PLAN_MAX_PATH + 1];
 	int fd = mnt_open_dst(b->rootfd, op->dst, DST_DIR,
 			      op->mode >= 0 ? op->mode : 0755, bad,
 			      sizeof(bad));
@@ -419,36 +422,51 @@ static int do_dir(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	return 0;
 }
 
+/* mnt_open_parent hands back the root fd itself for a top-level name. */
+static void close_parent(const struct mnt_build *b, int dir)
+{
+	if (dir != b->rootfd)
+		close(dir);
+}
+
+/* Is base in dir a symlink to target? Out of line: its buffer is only
+ * on the stack when a link is already there. */
+static __attribute__((noinline)) bool same_link(int dir, const char *base,
+						const char *target)
+{
+	char have[PLAN_MAX_PATH + 1];
+	ssize_t n = readlinkat(dir, base, have, sizeof(have) - 1);
+
+	if (n < 0)
+		return false;
+	have[n] = '\0';
+	return !strcmp(have, target);
+}
+
 static int do_symlink(struct diag *d, struct mnt_build *b,
 		      const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1] = "", have[PLAN_MAX_PATH + 1];
+	char bad[PLAN_MAX_PATH + 1];
 	const char *base;
 	int dir = mnt_open_parent(b->rootfd, op->dst, &base, bad, sizeof(bad));
-	ssize_t n;
 
 	if (dir < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
 	if (symlinkat(op->src, dir, base) < 0) {
 		int e = errno;
-
 		/* The same link twice (e.g. from two includes) is fine. */
-		n = readlinkat(dir, base, have, sizeof(have) - 1);
-		if (e == EEXIST && n >= 0 && (have[n] = '\0', 1) &&
-		    !strcmp(have, op->src)) {
-			close(dir);
-			return 0;
-		}
-		close(dir);
-		return mnt_op_fail(d, op, e, NULL, "");
+		bool same = e == EEXIST && same_link(dir, base, op->src);
+
+		close_parent(b, dir);
+		return same ? 0 : mnt_op_fail(d, op, e, NULL, "");
 	}
-	close(dir);
+	close_parent(b, dir);
 	return 0;
 }
 
 static int do_file(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1] = "";
+	char bad[PLAN_MAX_PATH + 1];
 	const char *base;
 	size_t len = strlen(op->src), off = 0;
 	int dir = mnt_open_parent(b->rootfd, op->dst, &base, bad, sizeof(bad));
@@ -459,7 +477,7 @@ static int do_file(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	fd = sys_openat2(dir, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
 			 (unsigned)(op->mode >= 0 ? op->mode : 0644),
 			 MNT_RESOLVE);
-	close(dir);
+	close_parent(b, dir);
 	if (fd < 0)
 		return mnt_op_fail(d, op, errno, NULL, "");
 	while (off < len) {
@@ -482,7 +500,7 @@ static int do_file(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 static int do_remount_ro(struct diag *d, struct mnt_build *b,
 			 const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1] = "";
+	char bad[PLAN_MAX_PATH + 1];
 	int fd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
 			      sizeof(bad)), tree;
 
@@ -504,7 +522,7 @@ static int do_remount_ro(struct diag *d, struct mnt_build *b,
 
 static int do_mask(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1] = "";
+	char bad[PLAN_MAX_PATH + 1];
 	struct stat st;
 	int fd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
 			      sizeof(bad)), m;
@@ -521,8 +539,11 @@ static int do_mask(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 			return -1;
 		}
 	} else {
-		int empty = sys_openat2(b->stagefd, "empty", O_PATH | O_CLOEXEC,
-					0, MNT_RESOLVE);
+		/* Made on first use in the staging root (ours alone),
+		 * read-only for everyone. */
+		int empty = sys_openat2(b->stagefd, "empty",
+					O_CREAT | O_RDONLY | O_CLOEXEC, 0444,
+					MNT_RESOLVE);
 
 		m = empty < 0 ? -1 : mnt_clone_with(empty, MASK_ATTRS);
 		if (empty >= 0)
@@ -583,16 +604,14 @@ int mnt_bind_tooldir(struct diag *d, struct mnt_build *b, const char *dir)
 	if (src < 0 || fstat(src, &host) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to open the pysbx directory %s", dir);
-	dst = mnt_open_dst(b->rootfd, dir, DST_EXISTING, 0, NULL, 0);
+	/* One walk: what exists is opened, what is missing is made. */
+	dst = mnt_open_dst(b->rootfd, dir, DST_DIR, 0755, NULL, 0);
 	if (dst >= 0 && fstat(dst, &in) == 0 && in.st_dev == host.st_dev &&
 	    in.st_ino == host.st_ino && mnt_is_rdonly(dst)) {
 		close(src);
 		close(dst);
 		return 0;
 	}
-	if (dst >= 0)
-		close(dst);
-	dst = mnt_open_dst(b->rootfd, dir, DST_DIR, 0755, NULL, 0);
 	tree = dst < 0 ? -1 : mnt_clone_with(src, MOUNT_ATTR_RDONLY |
 						      MOUNT_ATTR_NOSUID |
 						      MOUNT_ATTR_NODEV);

@@ -164,7 +164,7 @@ static int walk_dir(struct walk *w, int dirfd, char *rel, size_t len,
 
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1] = "", rel[PLAN_MAX_PATH + 1] = "";
+	char bad[PLAN_MAX_PATH + 1], rel[PLAN_MAX_PATH + 1];
 	struct walk w = { d, op, -1, op->src, (unsigned)op->inodes, 0 };
 	int fd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
 			      sizeof(bad)), r;
@@ -172,6 +172,7 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	if (fd < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
 	w.rootfd = fd;
+	rel[0] = '\0';
 	r = walk_dir(&w, fd, rel, 0, 1);
 	close(fd);
 	return r;

@@ -19,8 +19,6 @@
 
 static int stage(struct diag *d, struct mnt_build *b)
 {
-	int fd;
-
 	/* Nothing we mount may propagate back to the host. */
 	if (sys_mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno,
@@ -29,7 +27,10 @@ static int stage(struct diag *d, struct mnt_build *b)
 		mnt_hint_userns(d, errno, "the first mount");
 		return -1;
 	}
-	b->stagefd = mnt_tmpfs(d, "the staging root", 1 << 20, 64, 0755,
+	/* No size or inode limits to configure: only "old", "new" and
+	 * (for masks) "empty" are ever made there, by us, and it is
+	 * detached before anything untrusted runs. */
+	b->stagefd = mnt_tmpfs(d, "the staging root", 0, 0, 0755,
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 				       MOUNT_ATTR_NOEXEC);
 	if (b->stagefd < 0)
@@ -41,17 +42,15 @@ static int stage(struct diag *d, struct mnt_build *b)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to mount the staging root");
 	if (mkdirat(b->stagefd, "old", 0700) < 0 ||
-	    mkdirat(b->stagefd, "new", 0755) < 0 ||
-	    (fd = openat(b->stagefd, "empty",
-			 O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444)) < 0)
+	    mkdirat(b->stagefd, "new", 0755) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to populate the staging root");
-	close(fd);
 	if (fchdir(b->stagefd) < 0 || sys_pivot_root(".", "old") < 0 ||
 	    chdir("/") < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to pivot_root into the staging root");
-	b->hostfd = open("/old", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* openat, not open: musl's open adds an fcntl for O_CLOEXEC. */
+	b->hostfd = openat(AT_FDCWD, "/old", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->hostfd < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to open the host's root");

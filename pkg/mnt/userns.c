@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/vfs.h>
@@ -119,8 +120,13 @@ static long sysctl_value(const char *path)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n > 0) {
+		char *end;
+
+		/* strtol, not sscanf: keeps scanf's 10 KiB out of the binary
+		 * that pid 1 maps. */
 		buf[n] = '\0';
-		if (sscanf(buf, "%ld", &v) != 1)
+		v = strtol(buf, &end, 10);
+		if (end == buf)
 			v = -1;
 	}
 	return v;
@@ -199,10 +205,16 @@ int mnt_enter_locked_ns(struct diag *d, int procfd, bool mountns)
 		return -1;
 	}
 	/* /proc/self of a non-dumpable process belongs to root, whom this
-	 * namespace does not map: the map files could not be opened. Only
-	 * our own exec follows, which resets it anyway. */
+	 * namespace does not map: the map files could not be opened. The
+	 * flag belongs to the memory, which we share with pid 1 until our
+	 * exec (vfork): non-dumpable again right after the maps. */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to set the dumpable flag");
-	return write_maps(d, procfd, "self", (long)uid, uid, (long)gid, gid);
+	if (write_maps(d, procfd, "self", (long)uid, uid, (long)gid, gid) < 0)
+		return -1;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to clear the dumpable flag");
+	return 0;
 }

@@ -78,6 +78,18 @@ static void kill_all(bool in_pidns, pid_t target, int sig)
 		kill(target, sig);
 }
 
+/* Any child left, running or not yet reaped? kill(-1) walks every
+ * process of the system: skipped when the target was the last one here
+ * (whatever else might still be in the namespace, such as a process
+ * that entered it with setns, pid 1's exit SIGKILLs). */
+static bool has_children(void)
+{
+	siginfo_t si;
+
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 ||
+	       errno != ECHILD;
+}
+
 int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
 {
 	struct pollfd pf[2];
@@ -95,7 +107,8 @@ int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
 		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
 			if (r == target) {
 				chain_report_status(report_fd, status);
-				kill_all(in_pidns, target, SIGKILL);
+				if (in_pidns && has_children())
+					kill(-1, SIGKILL);
 				return reaper_code(status);
 			}
 		if (r < 0 && errno == ECHILD) {
