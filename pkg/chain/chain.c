@@ -109,10 +109,15 @@ int chain_output_fd(struct diag *d, int fd, const char *opt)
 	return 0;
 }
 
+/* The parser's diagnostics. Not on the stack: 10 KiB of messages there
+ * would push the parser's frames onto pages of their own, a page fault
+ * each in every run (the messages are written only on error). */
+static struct perr perr;
+
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags)
 {
-	struct perr e;
+	struct perr *e = &perr;
 
 	if (c->report_fd >= 0) {
 		if (chain_output_fd(d, c->report_fd, "--report-fd") < 0)
@@ -126,8 +131,8 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		return plan_read_fd(d, c->plan_fd, p);
 	if (!c->policy)
 		return 0;
-	if (policy_parse_file(p, c->policy, &c->vars, parse_flags, &e) < 0) {
-		perr_print(&e, d->prog, c->policy);
+	if (policy_parse_file(p, c->policy, &c->vars, parse_flags, e) < 0) {
+		perr_print(e, d->prog, c->policy);
 		return diag_fail(d, EXIT_USAGE, 0, "invalid policy %s",
 				 c->policy);
 	}
@@ -175,8 +180,8 @@ int plan_seal(struct diag *d, const struct plan *p)
 
 int plan_read_fd(struct diag *d, int fd, struct plan *p)
 {
+	struct perr *e = &perr;
 	struct stat st;
-	struct perr e;
 	char *buf;
 	size_t off = 0;
 	int seals;
@@ -198,7 +203,9 @@ int plan_read_fd(struct diag *d, int fd, struct plan *p)
 		return diag_fail(d, EXIT_USAGE, 0,
 				 "--plan-fd %d holds %lld bytes, not a plan",
 				 fd, (long long)st.st_size);
-	buf = malloc((size_t)st.st_size);
+	/* In the plan's arena: the parser splits it in place and the
+	 * plan's strings point into it, no copy of each word. */
+	buf = plan_text_buf(p, (size_t)st.st_size);
 	if (!buf)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to read the plan");
@@ -209,19 +216,14 @@ int plan_read_fd(struct diag *d, int fd, struct plan *p)
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			free(buf);
+		if (r <= 0)
 			return diag_fail(d, EXIT_SYSCALL, r ? errno : EIO,
 					 "unable to read --plan-fd %d", fd);
-		}
 		off += (size_t)r;
 	}
-	if (policy_parse_plan(p, buf, off, &e) < 0) {
-		free(buf);
+	if (policy_parse_plan_inplace(p, buf, off, e) < 0)
 		return diag_fail(d, EXIT_USAGE, 0, "malformed plan on fd %d: %s",
-				 fd, e.n ? e.msg[0] : "?");
-	}
-	free(buf);
+				 fd, e->n ? e->msg[0] : "?");
 	return 0;
 }
 

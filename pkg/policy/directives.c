@@ -94,6 +94,28 @@ static const char *path_arg(struct ctx *c, const struct pos *pos,
 	return out;
 }
 
+/* Does s hold sub (a few bytes)? Not strstr: musl's brings 1.3 KiB of
+ * two-way code into every program, and for a needle over 4 bytes keeps
+ * 2 KiB of tables on the stack (a page fault of stack per run). */
+static int contains(const char *s, const char *sub)
+{
+	size_t n = strlen(sub);
+
+	for (; *s; s++)
+		if (!strncmp(s, sub, n))
+			return 1;
+	return 0;
+}
+
+/* Is " key " (k bytes of key) in allowed, " word word ... "? */
+static int opt_allowed(const char *allowed, const char *key, size_t k)
+{
+	for (const char *a = allowed; (a = strchr(a, ' ')) && a[1]; a++)
+		if (!strncmp(a + 1, key, k) && a[1 + k] == ' ')
+			return 1;
+	return 0;
+}
+
 /* key=value options after the positional words of fs directives. */
 struct opts {
 	const char *size, *mode, *inodes, *shm;
@@ -109,21 +131,16 @@ static int parse_opts(struct ctx *c, const struct pos *pos, struct tok *t,
 		size_t kl = eq ? (size_t)(eq - t[i].s) : 0;
 		const char **slot = NULL;
 		unsigned *col = NULL;
-		char key[16];
 
-		if (eq && kl < sizeof(key)) {
-			snprintf(key, sizeof(key), " %.*s ", (int)kl, t[i].s);
-			if (strstr(allowed, key)) {
-				if (!strcmp(key, " size ")) {
-					slot = &o->size; col = &o->size_col;
-				} else if (!strcmp(key, " mode ")) {
-					slot = &o->mode; col = &o->mode_col;
-				} else if (!strcmp(key, " inodes ")) {
-					slot = &o->inodes;
-					col = &o->inodes_col;
-				} else {
-					slot = &o->shm; col = &o->shm_col;
-				}
+		if (eq && opt_allowed(allowed, t[i].s, kl)) {
+			if (!strncmp(t[i].s, "size=", 5)) {
+				slot = &o->size; col = &o->size_col;
+			} else if (!strncmp(t[i].s, "mode=", 5)) {
+				slot = &o->mode; col = &o->mode_col;
+			} else if (!strncmp(t[i].s, "inodes=", 7)) {
+				slot = &o->inodes; col = &o->inodes_col;
+			} else {
+				slot = &o->shm; col = &o->shm_col;
 			}
 		}
 		if (!slot) {
@@ -354,7 +371,7 @@ static void d_readroots(struct ctx *c, const struct pos *pos, struct tok *t,
 	(void)n;
 	while (*s) {
 		const char *e = strchrnul(s, ':');
-		struct tok one = { NULL, (size_t)(e - s), t[1].col };
+		struct tok one = { NULL, (unsigned)(e - s), t[1].col };
 		const char *root, *clash = NULL;
 		const struct fs_op *at = NULL;
 		struct fs_op *op;
@@ -438,7 +455,7 @@ static void d_protect(struct ctx *c, const struct pos *pos, struct tok *t,
 		return;
 	}
 	for (int i = first; i < n; i++) {
-		if (!t[i].len || strchr(t[i].s, '\n') || strstr(t[i].s, "..")) {
+		if (!t[i].len || strchr(t[i].s, '\n') || contains(t[i].s, "..")) {
 			perr_at(c, pos, t[i].col,
 				"protect pattern '%s' must be non-empty, on one "
 				"line and without '..'", t[i].s);
@@ -763,6 +780,7 @@ static const struct {
 	{ "stack", RLIMIT_STACK, U_BYTES },
 };
 #define NRLIMITS (sizeof(rlimits) / sizeof(rlimits[0]))
+_Static_assert(NRLIMITS <= PLAN_MAX_RL, "plan.rl holds one of each");
 
 const char *rlimit_name(int resource)
 {
@@ -947,8 +965,9 @@ static int sc_cond(struct ctx *c, const struct pos *pos, const struct tok *t,
 	    strlen(opp + ol) >= sizeof(rhs))
 		goto bad;
 	out->op = ops[k].op;
-	snprintf(lhs, sizeof(lhs), "%.*s", (int)(opp - s - 4), s + 4);
-	snprintf(rhs, sizeof(rhs), "%s", opp + ol);
+	memcpy(lhs, s + 4, (size_t)(opp - s - 4));
+	lhs[opp - s - 4] = '\0';
+	strcpy(rhs, opp + ol);
 	if (lhs[0] == '&') {
 		if (out->op != SC_EQ || sc_value(lhs + 1, &out->mask))
 			goto bad;
@@ -971,6 +990,7 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 	    const char *name, struct tok *cond, int ncond, enum sc_action act,
 	    int err)
 {
+	struct sc_cond *cd = NULL;
 	struct sc_rule *r;
 	int nr;
 
@@ -990,14 +1010,16 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 	}
 	c->p->sc = plan_grow(c, c->p->sc, c->p->nsc, &c->p->cap_sc,
 			     sizeof(*r));
-	if (!c->p->sc) {
+	if (ncond)
+		cd = arena_alloc(c->a, (size_t)ncond * sizeof(*cd));
+	if (!c->p->sc || (ncond && !cd)) {
 		perr_at(c, pos, col, "out of memory");
 		return -1;
 	}
 	r = &c->p->sc[c->p->nsc];
 	memset(r, 0, sizeof(*r));
 	for (int i = 0; i < ncond; i++)
-		if (sc_cond(c, pos, &cond[i], &r->cond[i]))
+		if (sc_cond(c, pos, &cond[i], &cd[i]))
 			return -1;
 	/* Two unconditional rules for one syscall would contradict. */
 	for (size_t i = 0; !ncond && i < c->p->nsc; i++)
@@ -1009,8 +1031,9 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 				c->p->sc[i].pos.line);
 			return -1;
 		}
-	r->name = arena_strdup(c->a, name);
+	r->name = name;	/* a word of the line or preset, in the arena */
 	r->nr = nr;
+	r->cond = cd;
 	r->act = act;
 	r->err = err;
 	r->ncond = (unsigned)ncond;
@@ -1033,7 +1056,11 @@ static void sc_preset_item(struct ctx *c, const struct pos *pos, unsigned col,
 	for (w = strtok_r(buf, " ", &save); w && n < SC_MAX_COND + 1;
 	     w = strtok_r(NULL, " ", &save)) {
 		t[n].s = arena_strdup(c->a, w);
-		t[n].len = strlen(w);
+		if (!t[n].s) {
+			perr_at(c, pos, col, "out of memory");
+			return;
+		}
+		t[n].len = (unsigned)strlen(w);
 		t[n].col = col;
 		n++;
 	}
@@ -1166,7 +1193,7 @@ static void d_include(struct ctx *c, const struct pos *pos, struct tok *t,
 		      int n)
 {
 	(void)n;
-	if (!t[1].len || strstr(t[1].s, "/../") || !strncmp(t[1].s, "../", 3)
+	if (!t[1].len || contains(t[1].s, "/../") || !strncmp(t[1].s, "../", 3)
 	    || !strcmp(t[1].s, "..")) {
 		perr_at(c, pos, t[1].col,
 			"include path '%s' must be non-empty and without '..'",
@@ -1250,8 +1277,10 @@ void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 {
 	size_t i, best = 0, bestd = 99;
 
+	/* The first byte first: a plan has a hundred lines or more. */
 	for (i = 0; i < NDIRECTIVES; i++)
-		if (!strcmp(table[i].name, t[0].s))
+		if (table[i].name[0] == t[0].s[0] &&
+		    !strcmp(table[i].name, t[0].s))
 			break;
 	if (i == NDIRECTIVES) {
 		for (size_t j = 0; j < NDIRECTIVES; j++) {

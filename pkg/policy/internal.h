@@ -7,13 +7,18 @@
 #include "policy/policy.h"
 #include "util/arena.h"
 
+/* 16 bytes: a line's MAX_TOKS of them sit on the stack while it is
+ * parsed, and every 4 KiB of stack is a page fault per run. */
 struct tok {
 	char *s;	/* expanded text, NUL-terminated, in the arena */
-	size_t len;
+	unsigned len;	/* at most PLAN_TEXT_MAX_LINE */
 	unsigned col;	/* 1-based byte column of the token's start */
 };
 
 #define MAX_TOKS 256
+
+/* Room in plan.rl: d_limit takes each resource of its table once. */
+#define PLAN_MAX_RL 16
 
 /* Bytes per line of plan text. A policy line is at most PLAN_MAX_LINE, but
  * its plan line is longer: it adds the position (a path) and holds words
@@ -35,7 +40,6 @@ struct ctx {
 	ino_t ino[PLAN_MAX_INCLUDE_DEPTH + 1];
 	struct pos scratch_use;		/* first ${SCRATCH}, line 0 if none */
 	int have_rl[64];		/* limit seen, by resource */
-	const char *last_file;		/* plan mode: shared file name */
 };
 
 #define SCRATCH_PLACEHOLDER "/.pysbx-scratch-not-yet-created"
@@ -50,6 +54,13 @@ void pwarn_at(struct ctx *c, const struct pos *pos, unsigned col,
  * comment line) or -1 after recording an error. */
 int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 	     size_t len, struct tok *t);
+
+/* Plan text: split a line of bare words (all that plan_format writes
+ * but for quoted file contents and the like) in place, NUL-terminating
+ * each word; line[len] must be writable. Returns the count, or -1,
+ * having changed nothing, when the line needs lex_line: quotes, escapes,
+ * '$', '#', tabs, control bytes, too many or too long words. */
+int lex_plain(char *line, size_t len, struct tok *t);
 
 /* Room for element n of arr (capacity *cap, elements of size bytes):
  * returns arr or a larger copy in the arena, NULL when out of memory. */

@@ -190,6 +190,17 @@ static int escape(struct ctx *c, const struct pos *pos, const char *line,
 	return -1;
 }
 
+/* A byte that lex_line copies as it is, in a run: not a separator
+ * (blanks are literal inside quotes), quote, escape, '$' or a byte that
+ * needs a check of its own (NUL, control characters). */
+static int literal(unsigned char ch, int quoted)
+{
+	if (ch == ' ' || ch == '\t')
+		return quoted;
+	return ch >= 0x20 && ch != 0x7f && ch != '"' && ch != '\\' &&
+	       ch != '$';
+}
+
 int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 	     size_t len, struct tok *t)
 {
@@ -216,6 +227,7 @@ int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 		b.overflow = 0;
 		while (i < len) {
 			char ch = line[i];
+			size_t run;
 
 			if (!quoted && (ch == ' ' || ch == '\t'))
 				break;
@@ -241,8 +253,14 @@ int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 					(unsigned char)ch);
 				return -1;
 			} else {
-				put(&b, &ch, 1);
-				i++;
+				/* The rest of a run of literal bytes at once
+				 * (ch itself may be a '$' without '{'). */
+				for (run = i + 1; run < len &&
+				     literal((unsigned char)line[run], quoted);
+				     run++)
+					;
+				put(&b, line + i, run - i);
+				i = run;
 			}
 		}
 		if (quoted) {
@@ -260,8 +278,45 @@ int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 			perr_at(c, pos, col, "out of memory");
 			return -1;
 		}
-		t[n].len = b.n;
+		t[n].len = (unsigned)b.n;
 		t[n].col = col;
 		n++;
 	}
+}
+
+/* Bytes that end a bare plan word: blanks, and what needs lex_line (NUL,
+ * control characters and tab, '"', '#' which begins a comment at a
+ * word's start, '$', backslash, DEL). A table: this loop reads every
+ * byte of every plan, in each step. */
+static const unsigned char not_bare[256] = {
+	[0 ... ' '] = 1, ['"'] = 1, ['#'] = 1, ['$'] = 1, ['\\'] = 1,
+	[0x7f] = 1,
+};
+
+int lex_plain(char *line, size_t len, struct tok *t)
+{
+	size_t i = 0, start;
+	int n = 0;
+
+	/* Check the whole line first, so that lex_line gets it untouched
+	 * when it has to take over. */
+	for (;;) {
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && !not_bare[(unsigned char)line[i]])
+			i++;
+		if ((i < len && line[i] != ' ') || n == MAX_TOKS ||
+		    i - start > TOK_MAX)
+			return -1;
+		t[n].s = line + start;
+		t[n].len = (unsigned)(i - start);
+		t[n].col = (unsigned)start + 1;
+		n++;
+	}
+	for (int k = 0; k < n; k++)
+		t[k].s[t[k].len] = '\0';
+	return n;
 }

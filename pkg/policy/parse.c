@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ int plan_init(struct plan *p)
 		return -1;
 	/* fs, env and sc grow as directives come (plan_grow): a plan that
 	 * preallocated its caps would zero ~200 KiB at every step's start. */
-	p->rl = arena_alloc(p->arena, 64 * sizeof(*p->rl));
+	p->rl = arena_alloc_raw(p->arena, PLAN_MAX_RL * sizeof(*p->rl));
 	if (!p->rl) {
 		plan_free(p);
 		return -1;
@@ -45,8 +46,10 @@ void *plan_grow(struct ctx *c, void *arr, size_t n, size_t *cap,
 	if (n < *cap)
 		return arr;
 	/* The arena never frees: the old array stays until plan_free, at
-	 * most doubling the memory the final array needs. */
-	na = arena_alloc(c->a, ncap * size);
+	 * most doubling the memory the final array needs. Not zeroed: an
+	 * element is written whole when it is added, and room never used
+	 * is never touched. */
+	na = arena_alloc_raw(c->a, ncap * size);
 	if (!na)
 		return NULL;
 	if (n)
@@ -261,35 +264,27 @@ void parse_include(struct ctx *c, const struct pos *pos, const struct tok *t)
 	parse_file(c, path, &(struct pos){ pos->file, pos->line, t->col });
 }
 
-/* "@FILE:LINE:COL" of a plan line: split at the last two colons. */
-static int plan_pos(struct ctx *c, const struct pos *at, const char *s,
-		    struct pos *out)
+/* "@FILE:LINE:COL" of a plan line: split at the last two colons. The
+ * word is cut in place: FILE stays where it is, for the plan to keep. */
+static int plan_pos(char *s, struct pos *out)
 {
-	const char *c2 = strrchr(s, ':'), *c1;
-	char num[24];
+	char *c2 = strrchr(s, ':'), *c1;
 	long line, col;
 
 	if (s[0] != '@' || !c2 || c2 == s)
 		return -1;
 	for (c1 = c2 - 1; c1 > s && *c1 != ':'; c1--)
 		;
-	if (c1 <= s + 1 || (size_t)(c2 - c1) > sizeof(num))
+	if (c1 <= s + 1 || c2 - c1 > 24)
 		return -1;
-	snprintf(num, sizeof(num), "%.*s", (int)(c2 - c1 - 1), c1 + 1);
-	if (num_int(num, 1, 1L << 30, &line) ||
+	*c2 = '\0';
+	if (num_int(c1 + 1, 1, 1L << 30, &line) ||
 	    num_int(c2 + 1, 1, 1L << 30, &col))
 		return -1;
-	/* Plans repeat one file name on many lines: share the last copy. */
-	if (!c->last_file || strlen(c->last_file) != (size_t)(c1 - s - 1) ||
-	    memcmp(c->last_file, s + 1, (size_t)(c1 - s - 1))) {
-		c->last_file = arena_strndup(c->a, s + 1, (size_t)(c1 - s - 1));
-		if (!c->last_file)
-			return -1;
-	}
-	out->file = c->last_file;
+	*c1 = '\0';
+	out->file = s + 1;
 	out->line = (unsigned)line;
 	out->col = (unsigned)col;
-	(void)at;
 	return 0;
 }
 
@@ -298,7 +293,7 @@ static int plan_line(struct ctx *c, const struct pos *pos, struct tok *t,
 {
 	struct pos at;
 
-	if (plan_pos(c, pos, t[0].s, &at) < 0 || n < 2) {
+	if (plan_pos(t[0].s, &at) < 0 || n < 2) {
 		perr_at(c, pos, 1, "malformed plan line");
 		return -1;
 	}
@@ -308,6 +303,8 @@ static int plan_line(struct ctx *c, const struct pos *pos, struct tok *t,
 	return 0;
 }
 
+/* In plan mode buf (len + 1 bytes) is the plan's own copy: lex_plain
+ * splits its lines in place. */
 int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 {
 	struct tok t[MAX_TOKS];
@@ -319,7 +316,7 @@ int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 	while (off < len) {
 		const char *nl = memchr(buf + off, '\n', len - off);
 		size_t ll = nl ? (size_t)(nl - buf - off) : len - off;
-		int n;
+		int n = -1;
 
 		pos.line++;
 		if (ll > maxline) {
@@ -327,7 +324,10 @@ int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 				"line is longer than %zu bytes", maxline);
 			return -1;
 		}
-		n = lex_line(c, &pos, buf + off, ll, t);
+		if (c->plan_mode)
+			n = lex_plain((char *)buf + off, ll, t);
+		if (n < 0)
+			n = lex_line(c, &pos, buf + off, ll, t);
 		off += ll + (nl ? 1 : 0);
 		if (n <= 0)
 			continue;
@@ -354,6 +354,25 @@ int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 		return -1;
 	}
 	return c->e->total ? -1 : 0;
+}
+
+/* Room in sc for a rule per line of the plan (most of a plan's lines
+ * are seccomp rules; fs and env rarely outgrow plan_grow's first 16),
+ * so that sc is not copied as it grows: each copy is pages to fault.
+ * Only a hint (plan_grow still checks), and not zeroed: what is not
+ * used is never touched. */
+static void plan_reserve(struct ctx *c, const char *buf, size_t len)
+{
+	const char *s = buf, *end = buf + len;
+	size_t n = 0;
+
+	for (; s && s < end; n++)
+		if ((s = memchr(s, '\n', (size_t)(end - s))))
+			s++;
+	if (n > PLAN_MAX_SC)
+		n = PLAN_MAX_SC;
+	if (n && (c->p->sc = arena_alloc_raw(c->a, n * sizeof(*c->p->sc))))
+		c->p->cap_sc = n;
 }
 
 static void builtins(struct vars *all, const struct vars *v)
@@ -470,10 +489,23 @@ int policy_parse_buf(struct plan *p, const char *name, const char *buf,
 	return parse_common(p, name, buf, len, v, flags, e);
 }
 
-int policy_parse_plan(struct plan *p, const char *buf, size_t len,
-		      struct perr *e)
+char *plan_text_buf(struct plan *p, size_t len)
 {
-	struct vars none = { 0 };
+	/* Not zeroed: the caller fills it. One byte more for lex_plain's
+	 * NUL after the last word. */
+	return len < SIZE_MAX / 2 ? arena_alloc_raw(p->arena, len + 1) : NULL;
+}
+
+/* buf: len + 1 bytes from plan_text_buf to split in place, or NULL to
+ * copy src there first. */
+static int parse_plan(struct plan *p, char *buf, const char *src,
+		      size_t len, struct perr *e)
+{
+	/* Static (and not const, which would put 1 KiB of zeros in every
+	 * binary): 1 KiB less stack. A plan has no variables (lex.c refuses
+	 * any before it would look one up). */
+	static struct vars none;
+	struct pos at = { "<plan>", 1, 1 };
 	struct ctx c;
 
 	/* Only the counters: the 10 KiB of messages are written on use. */
@@ -484,15 +516,31 @@ int policy_parse_plan(struct plan *p, const char *buf, size_t len,
 	c.v = &none;
 	c.e = e;
 	c.plan_mode = 1;
-	if (memchr(buf, '\0', len)) {
-		perr_at(&c, &(struct pos){ "<plan>", 1, 1 }, 1,
-			"NUL byte in plan");
+	if (!buf && (buf = plan_text_buf(p, len)))
+		memcpy(buf, src, len);
+	if (!buf)
+		perr_at(&c, &at, 1, "out of memory");
+	else if (memchr(buf, '\0', len))
+		perr_at(&c, &at, 1, "NUL byte in plan");
+	if (e->total)
 		return -1;
-	}
-	if (parse_text(&c, "<plan>", buf, len) < 0 || e->total)
+	plan_reserve(&c, buf, len);
+	if (parse_text(&c, at.file, buf, len) < 0 || e->total)
 		return -1;
 	plan_validate(&c);
 	return e->total ? -1 : 0;
+}
+
+int policy_parse_plan(struct plan *p, const char *buf, size_t len,
+		      struct perr *e)
+{
+	return parse_plan(p, NULL, buf, len, e);
+}
+
+int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
+			      struct perr *e)
+{
+	return parse_plan(p, buf, NULL, len, e);
 }
 
 void perr_print(const struct perr *e, const char *prog, const char *file)

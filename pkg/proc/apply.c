@@ -13,14 +13,19 @@
 pid_t proc_apply(struct diag *d, const struct plan *p,
 		 const struct proc_opts *o)
 {
-	int extra[2], nextra = 0, drop;
+	struct proc_status st;
+	int extra[2], nextra = 0, drop, have_st;
 	pid_t pid;
 
-	if (proc_signals_reset(d) < 0)
+	/* One read of /proc/self/status serves the signal reset and the
+	 * capability check, where /proc allows (each call they save costs
+	 * time in every run). */
+	have_st = proc_status_read(&st) == 0;
+	if (proc_signals_reset(d, have_st ? &st : NULL) < 0)
 		return -1;
 	if (proc_deathsig(d, p->die_signal, o->parent) < 0)
 		return -1;
-	drop = proc_caps_check(d, o->chain);
+	drop = proc_caps_check(d, o->chain, have_st ? &st : NULL);
 	if (drop < 0)
 		return -1;
 	if (p->new_session) {

@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +59,9 @@ static const char *status_field(const char *text, const char *name)
 	return NULL;
 }
 
-static int status_hex(const char *text, const char *name, uint64_t *v)
+/* A field's number (base 10 or 16), which must end its line. */
+static int status_num(const char *text, const char *name, int base,
+		      uint64_t *v)
 {
 	const char *p = status_field(text, name);
 	char *end;
@@ -68,19 +69,17 @@ static int status_hex(const char *text, const char *name, uint64_t *v)
 	if (!p)
 		return -1;
 	errno = 0;
-	*v = strtoull(p, &end, 16);
+	*v = strtoull(p, &end, base);
 	return errno || end == p || *end != '\n' ? -1 : 0;
 }
 
-/* The bounding and ambient sets from one read of /proc/self/status, when
- * /proc is a procfs that shows this very process (its Pid line is ours):
- * one open and one read instead of two prctl calls per capability. -1
- * when that cannot be trusted or parsed (no /proc in the sandbox, another
- * file system or another pid namespace's procfs there): the caller falls
- * back to prctl. */
-static int caps_from_status(uint64_t *bnd, uint64_t *amb)
+int proc_status_read(struct proc_status *s)
 {
-	char buf[8192];
+	/* One page: the status text is about 1.5 KiB (CapAmb about 1.1
+	 * KiB in); a longer one (thousands of groups) is cut, fails to
+	 * parse and the callers fall back. A larger buffer would cost a
+	 * page fault of stack in every run. */
+	char buf[4096];
 	struct statfs sf;
 	uint64_t pid;
 	ssize_t n;
@@ -96,8 +95,8 @@ static int caps_from_status(uint64_t *bnd, uint64_t *amb)
 		return -1;
 	}
 	/* One read: procfs hands the whole text over at once when it
-	 * fits. A line cut short fails to parse (no '\n' after its value)
-	 * and falls back to prctl. */
+	 * fits. A line cut short fails to parse (no '\n' after its
+	 * value). */
 	do
 		n = read(fd, buf, sizeof(buf) - 1);
 	while (n < 0 && errno == EINTR);
@@ -105,21 +104,23 @@ static int caps_from_status(uint64_t *bnd, uint64_t *amb)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if (status_hex(buf, "CapBnd", bnd) < 0 ||
-	    status_hex(buf, "CapAmb", amb) < 0)
-		return -1;
-	/* Our own status, not another process's bound over it. */
-	if (!status_field(buf, "Pid") ||
-	    sscanf(status_field(buf, "Pid"), "%" SCNu64, &pid) != 1 ||
+	if (status_num(buf, "SigIgn", 16, &s->sigign) < 0 ||
+	    status_num(buf, "SigCgt", 16, &s->sigcgt) < 0 ||
+	    status_num(buf, "CapBnd", 16, &s->bnd) < 0 ||
+	    status_num(buf, "CapAmb", 16, &s->amb) < 0 ||
+	    /* Our own status, not another process's bound over it. */
+	    status_num(buf, "Pid", 10, &pid) < 0 ||
 	    pid != (uint64_t)getpid())
 		return -1;
 	return 0;
 }
 
-int proc_caps_read(struct diag *d, struct proc_caps *c)
+int proc_caps_read_with(struct diag *d, struct proc_caps *c,
+			const struct proc_status *st)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct v[2];
+	struct proc_status now;
 
 	if (syscall(SYS_capget, &h, v) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
@@ -127,9 +128,13 @@ int proc_caps_read(struct diag *d, struct proc_caps *c)
 	c->eff = v[0].effective | (uint64_t)v[1].effective << 32;
 	c->prm = v[0].permitted | (uint64_t)v[1].permitted << 32;
 	c->inh = v[0].inheritable | (uint64_t)v[1].inheritable << 32;
-	c->bnd = c->amb = 0;
-	if (caps_from_status(&c->bnd, &c->amb) == 0)
+	if (!st && proc_status_read(&now) == 0)
+		st = &now;
+	if (st) {
+		c->bnd = st->bnd;
+		c->amb = st->amb;
 		return 0;
+	}
 	c->bnd = c->amb = 0;
 	/* Up to the first number the kernel does not know (EINVAL): no
 	 * /proc needed, which may not be mounted where we run. */
@@ -152,6 +157,11 @@ int proc_caps_read(struct diag *d, struct proc_caps *c)
 	return 0;
 }
 
+int proc_caps_read(struct diag *d, struct proc_caps *c)
+{
+	return proc_caps_read_with(d, c, NULL);
+}
+
 static int lowest(uint64_t set)
 {
 	return __builtin_ctzll(set);
@@ -167,12 +177,12 @@ static int held(struct diag *d, const char *set, uint64_t bits, bool chain)
 			 chain ? "; the step before did not drop it" : "");
 }
 
-int proc_caps_check(struct diag *d, bool chain)
+int proc_caps_check(struct diag *d, bool chain, const struct proc_status *st)
 {
 	struct proc_caps c;
 	int r = -1;
 
-	if (proc_caps_read(d, &c) < 0)
+	if (proc_caps_read_with(d, &c, st) < 0)
 		return -1;
 	if (!(c.eff | c.prm | c.inh | c.amb | c.bnd))
 		return 0;

@@ -1,8 +1,8 @@
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "proc/proc.h"
+#include "util/arena.h"
 
 static const char *caller_value(char *const caller[], const char *name)
 {
@@ -17,7 +17,9 @@ static const char *caller_value(char *const caller[], const char *name)
 char **proc_env_build(struct diag *d, const struct plan *p,
 		      char *const caller[])
 {
-	char **env = calloc(p->nenv + 1, sizeof(*env));
+	/* In the plan's arena, which lives until the exec: a malloc here
+	 * would be the first block on a page of its own (a page fault). */
+	char **env = arena_alloc(p->arena, (p->nenv + 1) * sizeof(*env));
 	size_t k = 0;
 
 	if (!env) {
@@ -38,9 +40,8 @@ char **proc_env_build(struct diag *d, const struct plan *p,
 				env[k++] = (char *)kv;
 			continue;
 		}
-		s = malloc(nl + strlen(e->value) + 2);
+		s = arena_alloc_raw(p->arena, nl + strlen(e->value) + 2);
 		if (!s) {
-			free(env);
 			diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				  "unable to build the environment");
 			return NULL;

@@ -21,7 +21,8 @@ int proc_stdin_null(struct diag *d, const struct plan *p)
 
 	if (!p->stdin_null)
 		return 0;
-	fd = open("/dev/null", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	/* openat, not open: musl's open adds an fcntl for O_CLOEXEC. */
+	fd = openat(AT_FDCWD, "/dev/null", O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno,
 			  POS_FMT ": unable to open /dev/null for stdin",
@@ -66,11 +67,18 @@ static int kept(const int *keep, size_t n, int fd)
 	return 0;
 }
 
-static int cmp_int(const void *a, const void *b)
+/* At most PLAN_MAX_FDS + 2 numbers: insertion sort, where qsort's
+ * deeper frames cost a page fault of stack. */
+static void sort_fds(int *v, size_t n)
 {
-	int x = *(const int *)a, y = *(const int *)b;
+	for (size_t i = 1; i < n; i++) {
+		int x = v[i];
+		size_t j = i;
 
-	return (x > y) - (x < y);
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* Close every fd >= 3 not in keep (sorted) with close_range; -1 with
@@ -178,7 +186,7 @@ int proc_close_fds(struct diag *d, const struct plan *p, const int *extra,
 	for (size_t j = 0; j < nextra && n < sizeof(keep) / sizeof(*keep); j++)
 		if (extra[j] > 2)
 			keep[n++] = extra[j];
-	qsort(keep, n, sizeof(*keep), cmp_int);
+	sort_fds(keep, n);
 	/* ENOSYS before Linux 5.9; EPERM or ENOSYS from a container's
 	 * seccomp filter that does not know it. */
 	if (close_ranges(keep, n) == 0)

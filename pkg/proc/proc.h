@@ -42,13 +42,22 @@ pid_t proc_apply(struct diag *d, const struct plan *p,
 #define POS_FMT "%s:%u:%u"
 #define POS_ARGS(p) ((p).file ? (p).file : "?"), (p).line, (p).col
 
+/* What one read of /proc/self/status tells (creds.c). */
+struct proc_status {
+	uint64_t bnd, amb;	/* CapBnd, CapAmb */
+	uint64_t sigign, sigcgt; /* SigIgn, SigCgt: bit N-1 for signal N */
+};
+
 /* --- signals.c ----------------------------------------------------------- */
 
 /* Block every signal and reset every disposition to SIG_DFL (the caller's
  * ignored signals, e.g. SIGINT under nohup, must not reach the target).
  * Signals stay blocked until proc_signals_unblock(), so a signal sent
- * during setup is delivered, with its default action, just before exec. */
-int proc_signals_reset(struct diag *d);
+ * during setup is delivered, with its default action, just before exec.
+ * With st (NULL: not known), only the signals it shows ignored or caught
+ * are reset: every other one is at SIG_DFL already, and flags and masks
+ * are cleared by the target's execve anyway. */
+int proc_signals_reset(struct diag *d, const struct proc_status *st);
 /* Empty the signal mask. */
 int proc_signals_unblock(struct diag *d);
 
@@ -81,14 +90,25 @@ struct proc_caps {
 	uint64_t eff, prm, inh, bnd, amb;
 };
 
-/* Read all five capability sets. */
-int proc_caps_read(struct diag *d, struct proc_caps *c);
+/* One read of /proc/self/status, when /proc is a procfs that shows this
+ * very process (its Pid line is ours). -1 when that cannot be trusted or
+ * parsed (no /proc in the sandbox, another file system or another pid
+ * namespace's procfs there): callers then ask the kernel call by call. */
+int proc_status_read(struct proc_status *s);
 
-/* Check that no capability is held. Returns 0 when none is (the bounding
- * set is ignored standalone when it cannot be emptied: see EXEC.md), 1
- * when some are held but we run standalone as root and will drop them
- * with proc_caps_drop(), -1 (111, naming the set and capability) else. */
-int proc_caps_check(struct diag *d, bool chain);
+/* Read all five capability sets: capget, and the bounding and ambient
+ * sets from st, or from proc_status_read() (st NULL), or with two prctl
+ * calls per capability. */
+int proc_caps_read(struct diag *d, struct proc_caps *c);
+int proc_caps_read_with(struct diag *d, struct proc_caps *c,
+			const struct proc_status *st);
+
+/* Check that no capability is held (st as for proc_caps_read_with).
+ * Returns 0 when none is (the bounding set is ignored standalone when it
+ * cannot be emptied: see EXEC.md), 1 when some are held but we run
+ * standalone as root and will drop them with proc_caps_drop(), -1 (111,
+ * naming the set and capability) else. */
+int proc_caps_check(struct diag *d, bool chain, const struct proc_status *st);
 
 /* Drop every capability for good: securebits locked (noroot,
  * no-setuid-fixup, keep-caps off, no-ambient-raise), bounding set
@@ -115,8 +135,9 @@ int proc_rlimits(struct diag *d, const struct plan *p);
 /* The target's environment: exactly the policy's env entries in policy
  * order (env-pass NAME: the caller's value from caller, skipped when the
  * caller has none). Nothing else, whatever caller holds. Returns a
- * malloc'd NULL-terminated array (its strings are malloc'd or point into
- * caller; they live until exec) or NULL (ENOMEM). */
+ * NULL-terminated array in p's arena (its strings are in the arena or
+ * point into caller; they live until exec or plan_free) or NULL
+ * (ENOMEM). */
 char **proc_env_build(struct diag *d, const struct plan *p,
 		      char *const caller[]);
 

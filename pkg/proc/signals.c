@@ -6,8 +6,10 @@
 
 #include "proc/proc.h"
 
-int proc_signals_reset(struct diag *d)
+int proc_signals_reset(struct diag *d, const struct proc_status *st)
 {
+	/* Without st, all of them: 62 system calls. */
+	uint64_t set = st ? st->sigign | st->sigcgt : ~0ULL;
 	struct sigaction sa;
 	sigset_t all;
 
@@ -18,8 +20,9 @@ int proc_signals_reset(struct diag *d)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
-	for (int sig = 1; sig < _NSIG; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
+	for (int sig = 1; sig < _NSIG && sig <= 64; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    !(set & 1ULL << (sig - 1)))
 			continue;
 		if (sigaction(sig, &sa, NULL) == 0)
 			continue;

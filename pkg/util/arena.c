@@ -4,7 +4,11 @@
 
 #include "util/arena.h"
 
-#define CHUNK 16384
+/* A chunk with its header and malloc's fills one 32 KiB block of
+ * alloc.c's power-of-two classes (16 KiB and a header took one anyway):
+ * a plan fits one chunk, and each further chunk is one more page to
+ * fault. Only what is used is ever touched. */
+#define CHUNK (32768 - 128)
 
 struct chunk {
 	struct chunk *next;
@@ -34,7 +38,7 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
-void *arena_alloc(struct arena *a, size_t n)
+void *arena_alloc_raw(struct arena *a, size_t n)
 {
 	const size_t align = sizeof(max_align_t);
 	struct chunk *c = a->head;
@@ -46,22 +50,38 @@ void *arena_alloc(struct arena *a, size_t n)
 	if (!n)
 		n = align;
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > CHUNK ? n : CHUNK;
+		/* A large block gets a chunk of its own. */
+		size_t cap = n > CHUNK / 4 ? n : CHUNK;
 
 		/* malloc, not calloc: zeroing whole chunks up front (and the
 		 * page faults that costs) was most of a step's parse time;
-		 * each block is zeroed when handed out instead. */
+		 * arena_alloc zeroes each block when it hands it out. */
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
 		c->used = 0;
 		c->cap = cap;
-		c->next = a->head;
-		a->head = c;
+		/* ... behind the head, whose free room then still serves
+		 * the small blocks that follow (each new chunk is one more
+		 * page to fault). */
+		if (cap == n && a->head) {
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			c->next = a->head;
+			a->head = c;
+		}
 	}
 	p = (char *)c->data + c->used;
 	c->used += n;
-	return memset(p, 0, n);
+	return p;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	void *p = arena_alloc_raw(a, n);
+
+	return p ? memset(p, 0, n) : NULL;
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)

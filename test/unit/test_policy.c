@@ -462,6 +462,69 @@ static void round_trip(void)
 	free(a);
 }
 
+/* Read plan text as a later step does (from a copy); the first
+ * diagnostic (or "ok") is left in `first`. */
+static const char *plan_text(const char *text, struct plan *p)
+{
+	plan_init(p);
+	if (policy_parse_plan(p, text, strlen(text), &e) < 0)
+		snprintf(first, sizeof(first), "%s", e.n ? e.msg[0] : "?");
+	else
+		snprintf(first, sizeof(first), "ok");
+	return first;
+}
+
+#define PLAN_HEAD "pysbx-plan 1 t.policy\n@t.policy:1:1 unshare uts mount\n"
+
+/* The plan reader splits lines of bare words in place and hands every
+ * other line to the full lexer untouched: the same plan, the same
+ * diagnostics. */
+static void plan_reader(void)
+{
+	char *many = malloc(2000);
+	struct plan p;
+
+	is_str(plan_text(PLAN_HEAD "@t.policy:2:5 hostname box\nend\n", &p),
+	       "ok", "a plan of bare words reads");
+	ok(p.hostname && !strcmp(p.hostname, "box") &&
+		   !strcmp(p.at[PAT_HOSTNAME].file, "t.policy") &&
+		   p.at[PAT_HOSTNAME].line == 2 && p.at[PAT_HOSTNAME].col == 5,
+	   "its words and positions are kept");
+	plan_free(&p);
+	is_str(plan_text(PLAN_HEAD "@t.policy:3:1 file /x \"a b\\n\" "
+			 "mode=0600\n@t.policy:4:1\thostname\tbox\nend\n", &p),
+	       "ok", "quoted words and tabs go to the full lexer");
+	ok(p.nfs == 1 && !strcmp(p.fs[0].src, "a b\n") &&
+		   p.fs[0].mode == 0600 && !strcmp(p.hostname, "box"),
+	   "... which reads them whole");
+	plan_free(&p);
+	is_str(plan_text(PLAN_HEAD "@t.policy:2:1 hostname ${H}\nend\n", &p),
+	       "<plan>:3:24: error: variables are not allowed in a resolved "
+	       "plan", "a variable in a plan is refused");
+	plan_free(&p);
+	is_str(plan_text(PLAN_HEAD "@t.policy:2:1 hostname a\x01" "b\nend\n", &p),
+	       "<plan>:3:25: error: control character 0x01 in policy (write "
+	       "it as \\xHH)", "a control character in a plan is refused");
+	plan_free(&p);
+	is_str(plan_text(PLAN_HEAD "@t.policy:2:1 hostname #x\nend\n", &p),
+	       "t.policy:2:1: error: 'hostname' takes 1 argument, not 0 "
+	       "(usage: hostname NAME)", "'#' starts a comment in a plan too");
+	plan_free(&p);
+	strcpy(many, PLAN_HEAD "@t.policy:2:1 unshare");
+	for (int i = 0; i < 256; i++)
+		strcat(many, " uts");
+	strcat(many, "\nend\n");
+	is_str(plan_text(many, &p),
+	       "<plan>:3:1039: error: too many words on one line (max 256)",
+	       "a plan line of more than 256 words is refused");
+	plan_free(&p);
+	is_str(plan_text(PLAN_HEAD "@t.policy:x:1 hostname box\nend\n", &p),
+	       "<plan>:3:1: error: malformed plan line",
+	       "a malformed position is refused");
+	plan_free(&p);
+	free(many);
+}
+
 int main(void)
 {
 	rejections();
@@ -471,5 +534,6 @@ int main(void)
 	round_trip();
 	long_plan_lines();
 	too_many_defines();
+	plan_reader();
 	return done_testing();
 }
