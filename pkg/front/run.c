@@ -124,15 +124,28 @@ void front_run_argv_free(struct run_argv *ra)
 	ra->argc = 0;
 }
 
-int front_run(struct diag *d, int argc, char **argv)
+/* The guard's argv, in a frame of its own: the PATH_MAX buffer of the
+ * directory is gone before the guard runs (every page of stack the
+ * guard touches stays resident while the sandbox runs). */
+static __attribute__((noinline)) int guard_argv(struct diag *d, int argc,
+						char **argv,
+						struct run_argv *ra)
 {
 	char dir[PATH_MAX - 32];
-	struct run_argv ra;
 	struct chain c;
 
 	if (front_run_parse(d, &c, argc, argv) < 0 ||
 	    self_dir(d, dir, sizeof(dir)) < 0 ||
-	    front_run_argv(d, &c, dir, &ra) < 0)
+	    front_run_argv(d, &c, dir, ra) < 0)
+		return -1;
+	return 0;
+}
+
+int front_run(struct diag *d, int argc, char **argv)
+{
+	struct run_argv ra;
+
+	if (guard_argv(d, argc, argv, &ra) < 0)
 		return -1;
 	/* The guard's work in this very process: no exec of pysbx-clean.
 	 * Its messages keep the prefix "pysbx-clean:", the stage they come

@@ -69,40 +69,54 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 
 struct scratch {
 	enum scratch_mode mode;	/* SCRATCH_NONE, _CREATE or _ADOPT */
-	char path[PATH_MAX];	/* the directory: ${SCRATCH} */
 	char name[32];		/* CREATE: "pysbx-" + 16 hex digits */
 	int parent_fd;		/* CREATE: the checked parent, O_DIRECTORY */
-	int lock_fd;		/* CREATE: flock'ed PARENT/NAME.lock */
+	int lock_fd;		/* CREATE: the directory itself, flock'ed
+				 * (LOCK_EX), or PARENT/NAME.lock when
+				 * lock_file; ADOPT: the directory, LOCK_SH */
+	bool lock_file;		/* the directory could not be flock'ed */
+	/* Last: without a scratch directory, its untouched pages never
+	 * become resident. */
+	char path[PATH_MAX];	/* the directory: ${SCRATCH} */
 };
 
 void scratch_init(struct scratch *s);
 
 /* Create a fresh directory PARENT/pysbx-XXXXXXXXXXXXXXXX, mode 0700,
- * with a random name, and its lock file PARENT/NAME.lock, flock'ed
- * (LOCK_EX) for as long as s->lock_fd stays open. PARENT must be owned
- * by root or the caller, and neither it nor any directory on the way to
- * it (symlinks resolved once, then walked with O_NOFOLLOW) may be
- * writable by group or others unless sticky. The lock file appears already locked (O_TMPFILE + linkat), so a
- * concurrent --sweep never sees it free. All fds are close-on-exec.
- * 0, or -1 with d set (100 for an unsafe parent, 111 otherwise). */
+ * with a random name, flock'ed (LOCK_EX) through s->lock_fd, an fd of the
+ * directory itself, for as long as that stays open (a --sweep leaves a
+ * locked directory alone). PARENT must be owned by root or the caller,
+ * and neither it nor any directory on the way to it (symlinks resolved
+ * once, then walked with O_NOFOLLOW) may be writable by group or others
+ * unless sticky. A sweep that sees the directory before it is locked
+ * either loses the race for the lock or removes it before the guard's
+ * check: the guard then takes another name. Where a directory cannot be
+ * flock'ed (NFS), the lock is the file PARENT/NAME.lock, made already
+ * locked (O_TMPFILE + linkat). All fds are close-on-exec. 0, or -1 with
+ * d set (100 for an unsafe parent, 111 otherwise). */
 int scratch_create(struct diag *d, struct scratch *s, const char *parent);
 
 /* Adopt an existing directory: it must be a directory owned by the caller
- * and not writable by group or others. It is never removed. 0 or -1. */
+ * and not writable by group or others. It is never removed, and held
+ * with a shared flock while the guard runs, so that a --sweep never
+ * takes it for a dead guard's. 0 or -1. */
 int scratch_adopt(struct diag *d, struct scratch *s, const char *dir);
 
 /* End of the run. CREATE: remove the directory recursively (never
- * following a symlink, never entering another mount), then unlink the
- * lock file, then release the lock. ADOPT, NONE: nothing. 0, or -1 with
- * d set (the directory, or what could not be removed, is left). */
+ * following a symlink, never entering another mount), then the lock file
+ * if there is one, then release the lock. ADOPT: release its lock.
+ * NONE: nothing. 0, or -1 with d set (the directory, or what could not
+ * be removed, is left). */
 int scratch_remove(struct diag *d, struct scratch *s);
 
 /* Remove every scratch directory under parent whose lock is free (its
- * guard is gone), and lock files whose directory is gone. A directory
- * whose lock is held, or that has no lock file, or that is not owned by
- * the caller, is left alone. Prints each removed path to out. Returns
- * the number removed, or -1 with d set (the first failure; the sweep
- * still tries every entry). */
+ * guard is gone): the directory's own flock, or its NAME.lock file when
+ * there is one (a guard that could not flock the directory, or an older
+ * guard); and lock files whose directory is gone. A directory whose lock
+ * is held or cannot be tried, or that is not owned by the caller, is
+ * left alone. Prints each removed path to out. Returns the number
+ * removed, or -1 with d set (the first failure; the sweep still tries
+ * every entry). */
 int scratch_sweep(struct diag *d, const char *parent, FILE *out);
 
 /* Remove dirfd/name and everything below it: unlinkat/openat2 relative
@@ -134,6 +148,10 @@ struct report {
 	int fail_code;
 };
 
+/* An empty report. Field by field: the buffers are written only as
+ * records come, so a run without them never touches their pages. */
+void report_init(struct report *r);
+
 /* Feed bytes read from the report pipe; complete lines are parsed. A
  * malformed line is ignored. Returns 1 when this input completed a
  * "started" record (the caller then writes its own), else 0. */
@@ -151,6 +169,9 @@ struct run_result {
 	long max_rss_kb;
 	char scratch_error[512]; /* JSON-escaped; empty: removed or none */
 };
+
+/* A result with nothing in it (as zeroed), its buffers left untouched. */
+void run_result_init(struct run_result *r);
 
 /* {"event":"started","pid":N}; fd < 0: nothing. One write(2). */
 int status_started(int fd, long pid);
@@ -178,7 +199,9 @@ struct guard_opts {
 	char first_stage[16];	/* "mount", "exec", ... or "target" */
 };
 
-/* Resolve the policy into the plan: parse once with PARSE_NO_SCRATCH to
+/* Standalone without a policy, scratch parent or report fd, only the
+ * plan's defaults (no plan is made). Otherwise resolve the policy into
+ * the plan: parse once with PARSE_NO_SCRATCH to
  * validate it and learn its scratch directive; create (or adopt) the
  * scratch directory; define SCRATCH and parse again; apply the command
  * line's -t, -k, --die-with-parent into o and the plan; fill o's derived

@@ -3,6 +3,7 @@
  * Enforces the wall-clock timeout, forwards signals, kills the whole
  * sandbox when it ends, owns the scratch directory, reports the exit
  * status (docs/GUARD.md). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,20 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 	return chain_args_done(d, c, argc, argv);
 }
 
+/* A scratch directory that could not be removed: warn, and say what
+ * was left in the exit record. Apart from guard_main, so that its buffer
+ * is not on the stack while the sandbox runs. */
+static __attribute__((noinline)) void scratch_left(struct diag *d,
+						   struct run_result *res)
+{
+	char why[sizeof(d->msg) + 256];
+
+	snprintf(why, sizeof(why), "%s%s%s", d->msg, d->err ? ": " : "",
+		 d->err ? strerror(d->err) : "");
+	diag_warn(d, "%s; left for --sweep", why);
+	diag_json_escape(res->scratch_error, sizeof(res->scratch_error), why);
+}
+
 int guard_main(int argc, char **argv)
 {
 	struct diag d = DIAG_INIT("pysbx-clean", "clean");
@@ -106,11 +121,11 @@ int guard_main(int argc, char **argv)
 	struct scratch s;
 	struct chain c;
 	const char *sweep = NULL;
-	char env[PATH_MAX + 16];
+	char *env = NULL;
 
 	chain_init(&c, GUARD_USAGE);
 	scratch_init(&s);
-	memset(&res, 0, sizeof(res));
+	run_result_init(&res);
 	if (guard_parse_args(&d, &c, &o, &sweep, argc, argv) < 0)
 		goto fail;
 	if (sweep) {
@@ -122,17 +137,17 @@ int guard_main(int argc, char **argv)
 		goto fail;
 	/* Standalone, the target learns its scratch dir from the
 	 * environment; in the chain the policy says where it goes. */
-	snprintf(env, sizeof(env), "SCRATCH=%s", s.path);
-	if (guard_run(&d, &o, &c, s.mode != SCRATCH_NONE && !o.chain ?
-			  env : NULL, &res) < 0)
+	if (s.mode != SCRATCH_NONE && !o.chain &&
+	    asprintf(&env, "SCRATCH=%s", s.path) < 0) {
+		diag_fail(&d, EXIT_SYSCALL, ENOMEM,
+			  "unable to build the sandbox's environment");
 		goto fail;
-	if (scratch_remove(&d, &s) < 0) {
-		snprintf(env, sizeof(env), "%s%s%s", d.msg, d.err ? ": " : "",
-			 d.err ? strerror(d.err) : "");
-		diag_warn(&d, "%s; left for --sweep", env);
-		diag_json_escape(res.scratch_error, sizeof(res.scratch_error),
-				 env);
 	}
+	if (guard_run(&d, &o, &c, env, &res) < 0)
+		goto fail;
+	free(env);
+	if (scratch_remove(&d, &s) < 0)
+		scratch_left(&d, &res);
 	status_exit(o.status_fd, &res);
 	return res.code;
 fail:

@@ -1,9 +1,11 @@
 /* Policy -> plan for the chain. The scratch directory must exist before
  * the plan is final (${SCRATCH} is its path), and the policy must be
  * known valid before anything is created: hence two parses, the first
- * with ${SCRATCH} as a placeholder. */
+ * with ${SCRATCH} as a placeholder. Standalone without a policy, no
+ * plan at all. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,12 +22,35 @@ static void next_kind(struct guard_opts *o, const char *argv0)
 		 o->chain ? b + strlen("pysbx-") : "target");
 }
 
+/* Parse the policy again with SCRATCH defined. The diagnostics (10 KiB)
+ * live on the heap: on the stack they would push this second parse,
+ * the deepest the guard ever goes, a few pages further down, and every
+ * page it touches stays resident while the sandbox runs. */
+static int parse_with_scratch(struct diag *d, struct chain *c,
+			      struct plan *p, const char *path)
+{
+	struct perr *e;
+	int r = 0;
+
+	if (vars_set(&c->vars, "SCRATCH", path) < 0)
+		return diag_fail(d, EXIT_USAGE, 0, "too many -D variables");
+	e = malloc(sizeof(*e));
+	if (!e)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to allocate the plan");
+	if (policy_parse_file(p, c->policy, &c->vars, 0, e) < 0) {
+		perr_print(e, d->prog, c->policy);
+		r = diag_fail(d, EXIT_USAGE, 0,
+			      "invalid policy %s (with SCRATCH=%s)", c->policy,
+			      path);
+	}
+	free(e);
+	return r;
+}
+
 static int make_scratch(struct diag *d, struct chain *c, struct plan *p,
 			const struct guard_opts *o, struct scratch *s)
 {
-	char parent[PATH_MAX];
-	struct perr e;
-
 	if (c->plan_fd >= 0)
 		return diag_fail(d, EXIT_USAGE, 0,
 				 "a plan from --plan-fd is final: it cannot "
@@ -36,30 +61,33 @@ static int make_scratch(struct diag *d, struct chain *c, struct plan *p,
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "-D SCRATCH=...: SCRATCH is the "
 					 "directory the guard creates");
-	snprintf(parent, sizeof(parent), "%s",
-		 o->scratch_parent ? o->scratch_parent : p->scratch_path);
-	if (scratch_create(d, s, parent) < 0)
+	/* The parent lives in the first plan's arena, freed only below. */
+	if (scratch_create(d, s, o->scratch_parent ? o->scratch_parent :
+						      p->scratch_path) < 0)
 		return -1;
 	if (c->policy) {
 		plan_free(p);
 		if (plan_init(p) < 0)
 			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 					 "unable to allocate the plan");
-		if (vars_set(&c->vars, "SCRATCH", s->path) < 0)
-			return diag_fail(d, EXIT_USAGE, 0,
-					 "too many -D variables");
-		if (policy_parse_file(p, c->policy, &c->vars, 0, &e) < 0) {
-			perr_print(&e, d->prog, c->policy);
-			return diag_fail(d, EXIT_USAGE, 0,
-					 "invalid policy %s (with SCRATCH=%s)",
-					 c->policy, s->path);
-		}
+		if (parse_with_scratch(d, c, p, s->path) < 0)
+			return -1;
 	}
 	if (o->scratch_parent) {
 		p->scratch = SCRATCH_CREATE;
 		p->scratch_path = o->scratch_parent;
 	}
 	return 0;
+}
+
+/* Standalone without a policy (pysbx-clean -t 30s -- make): the plan's
+ * defaults are all the guard needs. Its arena would be the process's
+ * first allocation (a 64 MiB reservation and its first page faults),
+ * for nothing. */
+static bool no_plan(const struct chain *c, const struct guard_opts *o)
+{
+	return !c->policy && c->plan_fd < 0 && c->report_fd < 0 && !o->chain &&
+	       !o->scratch_parent;
 }
 
 int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
@@ -69,6 +97,13 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	int fd, r = -1;
 
 	next_kind(o, c->next[0]);
+	if (no_plan(c, o)) {
+		if (!o->timeout_set)
+			o->timeout_ms = 0;
+		if (!o->kill_after_set)
+			o->kill_after_ms = PLAN_KILL_AFTER_MS;
+		return 0;
+	}
 	if (chain_load_plan(d, c, &p, PARSE_NO_SCRATCH) < 0)
 		return -1;
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {

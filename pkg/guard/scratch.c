@@ -20,8 +20,12 @@
 
 void scratch_init(struct scratch *s)
 {
-	memset(s, 0, sizeof(*s));
+	/* Field by field: a memset would touch the whole PATH_MAX buffer,
+	 * one more page of the guard's stack for as long as it lives. */
+	s->mode = SCRATCH_NONE;
+	s->path[0] = s->name[0] = '\0';
 	s->parent_fd = s->lock_fd = -1;
+	s->lock_file = false;
 }
 
 /* Why st is not a safe directory to hold (or be) a scratch dir, or NULL.
@@ -47,13 +51,70 @@ static const char *unsafe_dir(const struct stat *st, int level)
 	return NULL;
 }
 
-/* Resolve path once, then walk it again from "/" with O_NOFOLLOW,
- * checking every directory on the way: a directory that others can write
- * (without the sticky bit) would let them swap what follows, redirecting
- * the scratch dir or what is removed.
- * Returns an O_PATH fd of the last directory, resolved path in out. */
-static int open_checked(struct diag *d, const char *what, const char *path,
-			bool strict, char *out)
+/* Is path absolute and already in realpath(3)'s form but for symlinks:
+ * no empty, "." or ".." component, no trailing slash? */
+static bool canonical(const char *path)
+{
+	const char *s, *e;
+
+	if (path[0] != '/')
+		return false;
+	if (!path[1])
+		return true;
+	for (s = path + 1;; s = e + 1) {
+		e = strchrnul(s, '/');
+		if (e == s || (e - s == 1 && s[0] == '.') ||
+		    (e - s == 2 && s[0] == '.' && s[1] == '.'))
+			return false;
+		if (!*e)
+			return true;
+	}
+}
+
+/* open_checked's usual case: a canonical path walked from "/" with
+ * O_NOFOLLOW, every directory safe. Then it needs no realpath(3): a walk
+ * that crossed no symlink resolved it. Any doubt (a symlink, a missing or
+ * unsafe directory) returns -1 without a word, and open_checked takes
+ * the long way, which names the problem. */
+static int open_plain(const char *path, bool strict)
+{
+	char name[NAME_MAX + 1];
+	const char *s = path + 1, *e;
+	struct stat st;
+	int fd, nfd;
+
+	if (!canonical(path) || strlen(path) >= PATH_MAX)
+		return -1;
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (;;) {
+		if (fd < 0 || fstat(fd, &st) < 0 ||
+		    unsafe_dir(&st, *s ? 0 : strict ? 2 : 1))
+			break;
+		if (!*s)
+			return fd;
+		e = strchrnul(s, '/');
+		if ((size_t)(e - s) > NAME_MAX)
+			break;
+		memcpy(name, s, (size_t)(e - s));
+		name[e - s] = '\0';
+		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+				       O_CLOEXEC);
+		close(fd);
+		fd = nfd;
+		s = *e ? e + 1 : e;
+	}
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* open_checked the long way: realpath(3), then the walk, naming what
+ * is wrong. Kept apart so that its buffers (and realpath's 8 KiB) weigh
+ * on the guard's stack only when it is needed. */
+static __attribute__((noinline)) int open_resolved(struct diag *d,
+						    const char *what,
+						    const char *path,
+						    bool strict, char *out)
 {
 	struct stat st;
 	const char *why;
@@ -101,28 +162,56 @@ static int open_checked(struct diag *d, const char *what, const char *path,
 	}
 }
 
+/* Resolve path once, then walk it again from "/" with O_NOFOLLOW,
+ * checking every directory on the way: a directory that others can write
+ * (without the sticky bit) would let them swap what follows, redirecting
+ * the scratch dir or what is removed.
+ * Returns an O_PATH fd of the last directory, resolved path in out. */
+static int open_checked(struct diag *d, const char *what, const char *path,
+			bool strict, char *out)
+{
+	int fd = open_plain(path, strict);
+
+	if (fd >= 0) {
+		snprintf(out, PATH_MAX, "%s", path);
+		return fd;
+	}
+	return open_resolved(d, what, path, strict, out);
+}
+
 static int random_name(struct diag *d, char *name, size_t len)
 {
+	static const char hex[] = "0123456789abcdef";
 	unsigned char r[HEXLEN / 2];
+	size_t pl = strlen(SCRATCH_PREFIX);
 	ssize_t n;
 
+	if (len < pl + HEXLEN + 1)
+		return diag_fail(d, EXIT_SYSCALL, ENAMETOOLONG,
+				 "unable to name a scratch directory");
 	do
 		n = syscall(SYS_getrandom, r, sizeof(r), 0);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(r))
 		return diag_fail(d, EXIT_SYSCALL, n < 0 ? errno : EIO,
 				 "unable to get random bytes");
-	snprintf(name, len, SCRATCH_PREFIX);
-	for (size_t i = 0; i < sizeof(r); i++)
-		snprintf(name + strlen(name), len - strlen(name), "%02x",
-			 r[i]);
+	memcpy(name, SCRATCH_PREFIX, pl);
+	for (size_t i = 0; i < sizeof(r); i++) {
+		name[pl + 2 * i] = hex[r[i] >> 4];
+		name[pl + 2 * i + 1] = hex[r[i] & 15];
+	}
+	name[pl + HEXLEN] = '\0';
 	return 0;
 }
 
-/* The lock file appears in the parent already locked: made anonymous
- * with O_TMPFILE, flock'ed, then linked in. Where O_TMPFILE or /proc is
- * missing: create, lock, and check that the name is still ours (a sweep
- * may have taken it for an orphan and unlinked it in between). */
+/* The legacy lock file PARENT/NAME.lock, for a filesystem that cannot
+ * flock a directory (NFS emulates flock with POSIX locks, which need a
+ * file open for writing). It appears in the parent already locked: made
+ * anonymous with O_TMPFILE, flock'ed, then linked in. Where O_TMPFILE or
+ * /proc is missing: create, lock, and check that the name is still ours
+ * (a sweep may have taken it for an orphan and unlinked it in between).
+ * A sweep that finds the directory first tries to flock the directory,
+ * fails the same way, and leaves it alone. */
 static int make_lock(int pfd, const char *lock)
 {
 	char proc[64];
@@ -153,64 +242,121 @@ static int make_lock(int pfd, const char *lock)
 	return fd;
 }
 
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The directory fd is the one we made, still under its name, ours, and
+ * exactly 0700 whatever the umask. 0, 1: the name no longer leads to it
+ * (a sweep removed it before our lock), -1 with errno. */
+static int check_new_dir(const struct scratch *s, int fd)
+{
+	struct stat st, at;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (fstatat(s->parent_fd, s->name, &at, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 1 : -1;
+	if (!same_inode(&st, &at))
+		return 1;
+	if (st.st_uid != geteuid())
+		return errno = EPERM, -1;
+	if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0)
+		return -1;
+	return 0;
+}
+
+/* Lock the directory s->name that we just made: the directory is its
+ * own lock (flock of an fd of it, held until the guard exits). A sweep
+ * may see the directory before our flock: if it took the lock first, our
+ * flock fails; if it already removed the directory, the name no longer
+ * leads to the inode we locked. Either way the name is given up, and 1
+ * says to try another. Once our flock holds and the name still leads to
+ * it, no sweep can take it. Where a directory cannot be flock'ed, the
+ * lock file NAME.lock is made instead (a sweep's flock of the directory
+ * fails there too, so it leaves the directory alone until the lock file
+ * says more). 0, 1, or -1 with errno. */
+static int lock_new_dir(struct scratch *s)
+{
+	char lock[64];
+	int fd, r;
+
+	fd = openat(s->parent_fd, s->name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -1;
+	snprintf(lock, sizeof(lock), "%s" SCRATCH_LOCK_SUFFIX, s->name);
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		s->lock_fd = fd;
+	} else if (errno == EWOULDBLOCK || errno == EINTR) {
+		close(fd);
+		return 1;
+	} else {
+		s->lock_fd = make_lock(s->parent_fd, lock);
+		if (s->lock_fd < 0) {
+			r = errno == EEXIST || errno == EAGAIN ? 1 : -1;
+			close(fd);
+			return r;
+		}
+		s->lock_file = true;
+	}
+	r = check_new_dir(s, fd);
+	if (fd != s->lock_fd)
+		close(fd);
+	if (r) {
+		int e = errno;
+
+		if (s->lock_file)
+			unlinkat(s->parent_fd, lock, 0);
+		close(s->lock_fd);
+		s->lock_fd = -1;
+		s->lock_file = false;
+		errno = e;
+	}
+	return r;
+}
+
 int scratch_create(struct diag *d, struct scratch *s, const char *parent)
 {
-	char resolved[PATH_MAX], lock[64];
-	struct stat st;
-	int dfd;
+	char resolved[PATH_MAX];
+	int r = 1;
 
 	s->parent_fd = open_checked(d, "scratch parent", parent, false,
 				    resolved);
 	if (s->parent_fd < 0)
 		return -1;
-	for (int tries = 0;; tries++) {
+	for (int tries = 0; r > 0 && tries < 10; tries++) {
 		if (random_name(d, s->name, sizeof(s->name)) < 0)
 			return -1;
-		snprintf(lock, sizeof(lock), "%s" SCRATCH_LOCK_SUFFIX,
-			 s->name);
-		s->lock_fd = make_lock(s->parent_fd, lock);
-		if (s->lock_fd >= 0) {
-			if (mkdirat(s->parent_fd, s->name, 0700) == 0)
-				break;
-			close(s->lock_fd);
-			s->lock_fd = -1;
-			if (errno != EEXIST) {
-				int e = errno;
-
-				unlinkat(s->parent_fd, lock, 0);
-				return diag_fail(d, EXIT_SYSCALL, e,
+		if (mkdirat(s->parent_fd, s->name, 0700) < 0) {
+			if (errno != EEXIST)
+				return diag_fail(d, EXIT_SYSCALL, errno,
 						 "unable to create %s/%s",
 						 resolved, s->name);
-			}
-		} else if (errno != EEXIST && errno != EAGAIN) {
-			return diag_fail(d, EXIT_SYSCALL, errno,
-					 "unable to create the lock file "
-					 "%s/%s", resolved, lock);
+			continue;
 		}
-		if (tries > 8)
-			return diag_fail(d, EXIT_SYSCALL, EEXIST,
-					 "unable to create a scratch directory "
-					 "in %s", resolved);
+		r = lock_new_dir(s);
 	}
+	if (r < 0) {
+		int e = errno;
+
+		/* Only an empty directory goes; a sweep takes the rest. */
+		unlinkat(s->parent_fd, s->name, AT_REMOVEDIR);
+		return diag_fail(d, EXIT_SYSCALL, e, "unable to secure %s%s%s",
+				 resolved, strcmp(resolved, "/") ? "/" : "",
+				 s->name);
+	}
+	if (r > 0)
+		return diag_fail(d, EXIT_SYSCALL, EEXIST,
+				 "unable to create a scratch directory in %s",
+				 resolved);
 	s->mode = SCRATCH_CREATE;
 	if (snprintf(s->path, sizeof(s->path), "%s%s%s", resolved,
 		     strcmp(resolved, "/") ? "/" : "", s->name) >=
 	    (int)sizeof(s->path))
 		return diag_fail(d, EXIT_USAGE, ENAMETOOLONG,
 				 "unable to use scratch parent %s", resolved);
-	/* Exactly 0700 whatever the umask; and check what we got. */
-	dfd = openat(s->parent_fd, s->name,
-		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 || fchmod(dfd, 0700) < 0 || fstat(dfd, &st) < 0 ||
-	    st.st_uid != geteuid()) {
-		int e = dfd < 0 ? errno : errno ? errno : EPERM;
-
-		if (dfd >= 0)
-			close(dfd);
-		return diag_fail(d, EXIT_SYSCALL, e, "unable to secure %s",
-				 s->path);
-	}
-	close(dfd);
 	return 0;
 }
 
@@ -220,7 +366,19 @@ int scratch_adopt(struct diag *d, struct scratch *s, const char *dir)
 
 	if (fd < 0)
 		return -1;
+	/* A shared lock: runs that adopt the same directory coexist, and a
+	 * sweep (LOCK_EX) never removes it while one runs. Best effort: an
+	 * adopted directory needed no lock before. */
+	s->lock_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	close(fd);
+	if (s->lock_fd >= 0 && flock(s->lock_fd, LOCK_SH | LOCK_NB) < 0 &&
+	    errno == EWOULDBLOCK) {
+		close(s->lock_fd);
+		s->lock_fd = -1;
+		return diag_fail(d, EXIT_SYSCALL, EWOULDBLOCK,
+				 "unable to adopt %s: a --sweep is removing it",
+				 s->path);
+	}
 	s->mode = SCRATCH_ADOPT;
 	return 0;
 }
@@ -237,7 +395,7 @@ int scratch_remove(struct diag *d, struct scratch *s)
 		 * finish the job once the lock is free. */
 		snprintf(lock, sizeof(lock), "%s" SCRATCH_LOCK_SUFFIX,
 			 s->name);
-		if (r == 0)
+		if (r == 0 && s->lock_file)
 			unlinkat(s->parent_fd, lock, 0);
 	}
 	if (s->lock_fd >= 0)
@@ -245,6 +403,7 @@ int scratch_remove(struct diag *d, struct scratch *s)
 	if (s->parent_fd >= 0)
 		close(s->parent_fd);
 	s->lock_fd = s->parent_fd = -1;
+	s->lock_file = false;
 	s->mode = SCRATCH_NONE;
 	return r;
 }
@@ -263,8 +422,8 @@ static bool scratch_name(const char *name, const char *suffix)
 	return !strcmp(name + pl + HEXLEN, suffix);
 }
 
-/* Open and try to take the lock of name; -1 if it is held, missing or
- * not ours. */
+/* Open and try to take the lock of the lock file name; -1 if it is
+ * held, missing or not ours. */
 static int try_lock(int pfd, const char *lock)
 {
 	struct stat st;
@@ -281,24 +440,76 @@ static int try_lock(int pfd, const char *lock)
 	return fd;
 }
 
+/* A directory the sandbox left without read permission (chmod 0 of its
+ * own /scratch) cannot be opened to try its lock. It is the caller's:
+ * give the owner bits back through an O_PATH fd, checked to be the
+ * inode that was scanned (this undoes only what a sandbox did to its
+ * own top directory, live or not). */
+static int reopen_chmod(int pfd, const char *name, const struct stat *st)
+{
+	char proc[64];
+	struct stat pst;
+	int fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY |
+				   O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	r = fstat(fd, &pst) == 0 && same_inode(&pst, st) &&
+	    chmod(proc, (st->st_mode & 07777) | 0700) == 0;
+	close(fd);
+	if (!r)
+		return -1;
+	return openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				 O_NONBLOCK | O_CLOEXEC);
+}
+
+/* Take the lock of the directory name itself (st: what the scan saw);
+ * -1 if it is held, or cannot be tried, or the name changed. */
+static int try_lock_dir(int pfd, const char *name, const struct stat *st)
+{
+	struct stat fst;
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				   O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0 && errno == EACCES)
+		fd = reopen_chmod(pfd, name, st);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &fst) < 0 || !same_inode(&fst, st) ||
+	    flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int sweep_one(struct diag *d, int pfd, const char *resolved,
 		     const char *name, FILE *out)
 {
 	char lock[64], dir[64];
-	struct stat st;
+	struct stat st, lst;
+	bool lock_file;
 	int lfd, r = 0;
 
 	if (scratch_name(name, "")) {
 		if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 			return 0;
+		/* When NAME.lock exists, it is the lock (an older guard,
+		 * or a filesystem that cannot flock a directory): such a
+		 * guard does not hold the directory's own lock. */
 		snprintf(lock, sizeof(lock), "%s" SCRATCH_LOCK_SUFFIX, name);
-		lfd = try_lock(pfd, lock);
+		lock_file = fstatat(pfd, lock, &lst, AT_SYMLINK_NOFOLLOW) == 0 ||
+			    errno != ENOENT;
+		lfd = lock_file ? try_lock(pfd, lock) :
+				  try_lock_dir(pfd, name, &st);
 		if (lfd < 0)
-			return 0;	/* live, or no lock: not ours to judge */
+			return 0;	/* live, or not ours to judge */
 		r = rmtree_at(d, pfd, name);
 		if (r == 0) {
-			unlinkat(pfd, lock, 0);
+			if (lock_file)
+				unlinkat(pfd, lock, 0);
 			fprintf(out, "%s/%s\n", resolved, name);
 		}
 		close(lfd);

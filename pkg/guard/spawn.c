@@ -67,7 +67,15 @@ static int child(void *arg)
 		if (s->inherit[i] >= 0)
 			fcntl(s->inherit[i], F_SETFD, 0);
 	sigprocmask(SIG_SETMASK, s->mask, NULL);
-	err = chain_execvpe(s->file, s->argv, s->envp);
+	/* A path (the chain's steps always are): execve itself, as
+	 * chain_execvpe would, without its PATH_MAX buffer one page further
+	 * down the stack. */
+	if (strchr(s->file, '/')) {
+		execve(s->file, s->argv, s->envp);
+		err = errno;
+	} else {
+		err = chain_execvpe(s->file, s->argv, s->envp);
+	}
 	child_fail(s, SP_EXEC, err, err == ENOENT || err == ENOTDIR ?
 		   EXIT_NOTFOUND : EXIT_NOEXEC);
 	return 0;
@@ -128,7 +136,8 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 }
 
 /* What the child would have printed before exiting: the message on
- * stderr and the failure record on the report pipe. */
+ * stderr and the failure record on the report pipe. d is a fresh diag
+ * of the guard's prog and stage: the guard's own stays as it was. */
 static void child_failed(struct diag *d, const struct spawn *s,
 			 struct chain *c)
 {
@@ -155,11 +164,13 @@ static void child_failed(struct diag *d, const struct spawn *s,
 pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 		  pid_t guard, const char *extra_env)
 {
-	/* The child's stack: its frames plus one PATH_MAX buffer. */
-	char stack[PATH_MAX + 8192] __attribute__((aligned(16)));
+	/* The child's stack: chain_execvpe's PATH_MAX buffer and a few
+	 * small frames (it only makes system calls; every signal is
+	 * blocked). Not larger: every page of it the guard touched stays
+	 * in its resident set while the sandbox runs. */
+	char stack[PATH_MAX + 2048] __attribute__((aligned(16)));
 	struct spawn s = { .file = c->next[0], .mask = mask, .guard = guard };
 	char pfd[16], rfd[16];
-	struct diag cd = *d;
 	sigset_t all, old;
 	pid_t pid;
 	int err;
@@ -183,7 +194,10 @@ pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 	if (pid < 0)
 		return diag_fail(d, EXIT_SYSCALL, err,
 				 "unable to start the sandbox process");
-	if (s.what != SP_OK)
+	if (s.what != SP_OK) {
+		struct diag cd = DIAG_INIT(d->prog, d->stage);
+
 		child_failed(&cd, &s, c);
+	}
 	return pid;
 }

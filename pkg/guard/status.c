@@ -127,6 +127,15 @@ static int report_line(struct report *r, const char *line)
 	return 0;
 }
 
+void report_init(struct report *r)
+{
+	r->len = 0;
+	r->overflow = r->started = r->have_target = r->have_fail = false;
+	r->started_pid = 0;
+	r->target_status = r->fail_errno = r->fail_code = 0;
+	r->fail_stage[0] = r->fail_error[0] = '\0';
+}
+
 int report_feed(struct report *r, const char *p, size_t n)
 {
 	int started = 0;
@@ -171,6 +180,15 @@ int status_started(int fd, long pid)
 	return write_line(fd, line,
 			  snprintf(line, sizeof(line),
 				   "{\"event\":\"started\",\"pid\":%ld}\n", pid));
+}
+
+void run_result_init(struct run_result *r)
+{
+	r->stage[0] = r->error[0] = r->scratch_error[0] = '\0';
+	r->err = r->code = r->signal = 0;
+	r->timeout = false;
+	r->wall_ms = r->user_ms = r->sys_ms = 0;
+	r->max_rss_kb = 0;
 }
 
 static void json_or_null(char *dst, size_t len, const char *escaped)

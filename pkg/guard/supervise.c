@@ -33,10 +33,28 @@ struct sup {
 	enum phase phase;
 	bool timed_out;
 	uint64_t start, kill_at;
+	bool lazy;		/* the report pipe is read only at the end */
 	struct report rep;
 	int status;
 	bool reaped;
+	bool childless;		/* the last wait found no child at all */
 };
+
+/* Field by field, as report_init: a whole-struct zeroing would touch
+ * the report's 6 KiB of buffers, pages of the guard's stack that then
+ * stay resident while the sandbox runs. */
+static void sup_init(struct sup *s, const struct guard_opts *o)
+{
+	s->o = o;
+	s->child = 0;
+	s->sfd = s->rfd = -1;
+	memset(s->fwd, 0, sizeof(s->fwd));
+	s->phase = RUNNING;
+	s->timed_out = s->lazy = s->reaped = s->childless = false;
+	s->start = s->kill_at = 0;
+	report_init(&s->rep);
+	s->status = 0;
+}
 
 static uint64_t now_ms(void)
 {
@@ -88,6 +106,10 @@ static void reap(struct sup *s)
 			s->status = st;
 			s->reaped = true;
 		}
+	/* No child at all: as a subreaper the guard inherits every orphan
+	 * (before their parent's death is reported), so no descendant is
+	 * left either, and the tree kill has nothing to do. */
+	s->childless = p < 0 && errno == ECHILD;
 }
 
 static void on_signals(struct sup *s)
@@ -138,17 +160,48 @@ static void on_report(struct sup *s)
 	}
 }
 
+/* Whether the report pipe can wait until the run is over. Its records
+ * are then needed only for the exit record; reading them as they come
+ * would wake the guard in the middle of the sandbox's setup (a
+ * cross-CPU wake-up, on the setup's critical path) just to write a
+ * "started" record nobody asked for. The writers never block: the
+ * chain writes a few records of at most 4 KiB each, far below a pipe of
+ * 64 KiB (a user over fs.pipe-user-pages-soft gets smaller pipes: then
+ * the pipe is read as it comes, as with --status-fd). */
+static bool report_lazy(const struct guard_opts *o, int rfd)
+{
+	return o->status_fd < 0 && fcntl(rfd, F_GETPIPE_SZ) >= 65536;
+}
+
+/* The report pipe (rp[0] non-blocking), or none (-1, -1): standalone
+ * without --status-fd, where nothing would read what it says (the
+ * records only make the status records; the exit code is the child's
+ * wait status). */
+static int report_pipe(const struct guard_opts *o, int rp[2])
+{
+	rp[0] = rp[1] = -1;
+	if (!o->chain && o->status_fd < 0)
+		return 0;
+	if (pipe2(rp, O_CLOEXEC) < 0)
+		return -1;
+	fcntl(rp[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
 /* Block until a signal, a report record or the next deadline. */
 static void wait_once(struct sup *s)
 {
 	struct pollfd pfd[2] = { { s->sfd, POLLIN, 0 }, { s->rfd, POLLIN, 0 } };
-	uint64_t now = now_ms(), at = 0;
+	uint64_t now = 0, at = 0;
 	struct timespec ts, *tsp = NULL;
+	int rfd = s->lazy ? -1 : s->rfd;
 
 	if (s->phase == RUNNING && s->o->timeout_ms)
 		at = s->start + s->o->timeout_ms;
 	else if (s->phase == STOPPING)
 		at = s->kill_at;
+	if (at)
+		now = now_ms();
 	if (at && at <= now) {
 		if (s->phase == RUNNING)
 			stop(s, true);
@@ -161,11 +214,12 @@ static void wait_once(struct sup *s)
 		ts.tv_nsec = (long)((at - now) % 1000) * 1000000;
 		tsp = &ts;
 	}
-	if (ppoll(pfd, s->rfd >= 0 ? 2 : 1, tsp, NULL) < 0)
+	pfd[1].fd = rfd;
+	if (ppoll(pfd, rfd >= 0 ? 2 : 1, tsp, NULL) < 0)
 		return;
 	if (pfd[0].revents)
 		on_signals(s);
-	if (s->rfd >= 0 && pfd[1].revents)
+	if (rfd >= 0 && pfd[1].revents)
 		on_report(s);
 }
 
@@ -216,12 +270,14 @@ static void result(struct sup *s, struct run_result *res)
 int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	      const char *extra_env, struct run_result *res)
 {
-	struct sup s = { .o = o, .rfd = -1 };
+	struct sup s;
+	bool clock = o->status_fd >= 0 || o->timeout_ms;
 	sigset_t set, old;
 	struct sigaction sa;
 	int rp[2];
 	pid_t self = getpid();
 
+	sup_init(&s, o);
 	sigemptyset(&set);
 	for (size_t i = 0; i < NFWD; i++) {
 		sigaddset(&set, forwarded[i]);
@@ -255,20 +311,25 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		return diag_fail(d, EXIT_SYSCALL, 0,
 				 "the caller (pid %d) exited before the "
 				 "sandbox started", (int)o->caller);
-	if (pipe2(rp, O_CLOEXEC) < 0)
+	if (report_pipe(o, rp) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create the report pipe");
-	fcntl(rp[0], F_SETFL, O_NONBLOCK);
+	s.lazy = rp[0] >= 0 && report_lazy(o, rp[0]);
 	fflush(NULL);
-	s.start = now_ms();
+	/* The first clock read costs a vDSO lookup and a fault: only when
+	 * a deadline or wall_ms needs it. */
+	if (clock)
+		s.start = now_ms();
 	/* The child has its own group before it execs, and the guard runs
 	 * again only after that exec (or the child's exit). */
 	c->report_fd = rp[1];
 	s.child = guard_spawn(d, c, &old, self, extra_env);
 	c->report_fd = -1;
-	close(rp[1]);
+	if (rp[1] >= 0)
+		close(rp[1]);
 	if (s.child < 0) {
-		close(rp[0]);
+		if (rp[0] >= 0)
+			close(rp[0]);
 		close(s.sfd);
 		return -1;
 	}
@@ -279,8 +340,10 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		status_started(o->status_fd, s.child);
 	while (!s.reaped)
 		wait_once(&s);
-	res->wall_ms = now_ms() - s.start;
-	kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
+	if (clock)
+		res->wall_ms = now_ms() - s.start;
+	if (!s.childless)
+		kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
 	/* Every writer is dead now: read what is left (still without
 	 * blocking, in case one would not die). */
 	if (s.rfd >= 0) {

@@ -33,7 +33,7 @@ int plan_init(struct plan *p)
 	p->new_session = true;
 	p->die_signal = SIGKILL;
 	p->sc_default = SC_ALLOW;
-	p->kill_after_ms = 1000;
+	p->kill_after_ms = PLAN_KILL_AFTER_MS;
 	return 0;
 }
 

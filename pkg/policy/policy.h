@@ -200,6 +200,10 @@ enum {
 	PARSE_NO_SCRATCH = 1 << 0, /* ${SCRATCH} is a placeholder (check/show) */
 };
 
+/* The grace between TERM and KILL when neither the policy nor -k says
+ * (POLICY.md, GUARD.md): plan_init's, and the guard's without a plan. */
+#define PLAN_KILL_AFTER_MS 1000
+
 /* Initialise an empty plan with the defaults documented in POLICY.md.
  * Returns 0, or -1 when out of memory. */
 int plan_init(struct plan *p);

@@ -1,5 +1,7 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,22 +11,134 @@
 #include "trust/trust.h"
 
 #define OVERRIDE "pass --allow-untrusted only if you accept that risk"
+#define MAX_DEPTH 64	/* components of a path walked without realpath */
 
-static int owner_ok(const struct stat *st)
+/* What the checks need of one directory or file on the way. */
+struct node {
+	mode_t mode;
+	uid_t uid;
+};
+
+/* A resolved path and what lstat said of "/", each directory below it
+ * and the file: node[0] is "/", node[n - 1] the file. */
+struct walked {
+	char real[PATH_MAX];
+	struct node node[MAX_DEPTH];
+	size_t n;
+};
+
+static int owner_ok(uid_t uid)
 {
-	return st->st_uid == 0 || st->st_uid == getuid();
+	return uid == 0 || uid == getuid();
 }
 
 /* Why st fails the check, for the message. */
-static const char *why(const struct stat *st, char *buf, size_t len)
+static const char *why(const struct node *st, char *buf, size_t len)
 {
-	if (!owner_ok(st))
+	if (!owner_ok(st->uid))
 		snprintf(buf, len, "is owned by uid %u (neither you nor root)",
-			 (unsigned)st->st_uid);
+			 (unsigned)st->uid);
 	else
 		snprintf(buf, len, "is writable by %s",
-			 (st->st_mode & S_IWOTH) ? "others" : "its group");
+			 (st->mode & S_IWOTH) ? "others" : "its group");
 	return buf;
+}
+
+static struct node node_of(const struct stat *st)
+{
+	return (struct node){ st->st_mode, st->st_uid };
+}
+
+/* Append one lstat'ed component to w (w->real holds the path so far).
+ * 0, or 1 when realpath(3) must decide: a symlink, a name that is not a
+ * directory where one is needed, or any failure but a missing name
+ * (-1, errno ENOENT: realpath fails the same way). */
+static int step(struct walked *w, const char *name, size_t len, bool last)
+{
+	size_t at = strlen(w->real);
+	struct stat st;
+
+	if (w->n == MAX_DEPTH || at + (at > 1) + len >= sizeof(w->real))
+		return 1;
+	if (at > 1)
+		w->real[at++] = '/';
+	memcpy(w->real + at, name, len);
+	w->real[at + len] = '\0';
+	if (fstatat(AT_FDCWD, w->real, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? -1 : 1;
+	if (S_ISLNK(st.st_mode) || (!last && !S_ISDIR(st.st_mode)))
+		return 1;
+	w->node[w->n++] = node_of(&st);
+	return 0;
+}
+
+/* Append each component of the path s (all directories but the last).
+ * 0, -1 or 1 as step; "." and ".." are realpath's. */
+static int walk_names(struct walked *w, const char *s)
+{
+	const char *e;
+	size_t len;
+	int r;
+
+	for (; *s; s = *e ? e + 1 : e) {
+		e = strchrnul(s, '/');
+		len = (size_t)(e - s);
+		if (!len)
+			continue;
+		if ((len == 1 && s[0] == '.') ||
+		    (len == 2 && s[0] == '.' && s[1] == '.'))
+			return 1;
+		r = step(w, s, len, !*e);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* Resolve path as realpath(3) would, when it needs no symlink resolved
+ * (the usual case): one lstat per component, whose results the checks
+ * reuse, where realpath and the checks made a readlink and a stat each
+ * (and realpath's 8 KiB of stack, the deepest the guard ever went). 0
+ * resolved (w filled); -1 a component is missing (errno ENOENT, as
+ * realpath would fail); 1 realpath(3) must decide (a symlink, ".", "..",
+ * a trailing slash, a path too deep). */
+static int walk_plain(const char *path, struct walked *w)
+{
+	struct stat st;
+	char *s, *e, save;
+	int r;
+
+	w->n = 0;
+	if (!*path || path[strlen(path) - 1] == '/')
+		return 1;
+	if (fstatat(AT_FDCWD, "/", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 1;
+	w->node[w->n++] = node_of(&st);
+	strcpy(w->real, "/");
+	/* A relative path: the working directory is canonical (getcwd);
+	 * each of its directories is checked like the rest, walked in
+	 * place (no second PATH_MAX buffer on the stack). */
+	if (path[0] != '/') {
+		if (!getcwd(w->real, sizeof(w->real)) || w->real[0] != '/')
+			return 1;
+		for (s = w->real + 1; *s; s = *e ? e + 1 : e) {
+			e = strchrnul(s, '/');
+			if (e == s || w->n == MAX_DEPTH)
+				return 1;
+			save = *e;
+			*e = '\0';
+			r = fstatat(AT_FDCWD, w->real, &st,
+				    AT_SYMLINK_NOFOLLOW);
+			*e = save;
+			if (r < 0 || !S_ISDIR(st.st_mode))
+				return 1;
+			w->node[w->n++] = node_of(&st);
+		}
+	}
+	r = walk_names(w, path);
+	if (r)
+		return r;
+	return w->n > 1 ? 0 : 1;
 }
 
 /* Resolve symlinks once: the checks then hold for the file that is
@@ -38,21 +152,25 @@ static int resolve(struct diag *d, const char *path, const char *what,
 	return 0;
 }
 
-/* The owner and mode checks of trust_path on the resolved path rp. */
+/* The owner and mode checks of trust_path on the resolved path rp, for
+ * a path walk_plain could not resolve: a stat of the file and of each
+ * directory above it. */
 static int owner_walk(struct diag *d, const char *rp, const char *path,
 		      const char *what)
 {
 	char real[PATH_MAX], *slash;
 	struct stat st, leaf;
 	char reason[80];
+	struct node n;
 
 	snprintf(real, sizeof(real), "%s", rp);
 	if (stat(real, &leaf) < 0)
 		return diag_fail(d, EXIT_USAGE, errno, "unable to stat %s %s",
 				 what, real);
-	if (!owner_ok(&leaf) || (leaf.st_mode & (S_IWGRP | S_IWOTH))) {
+	n = node_of(&leaf);
+	if (!owner_ok(n.uid) || (n.mode & (S_IWGRP | S_IWOTH))) {
 		diag_fail(d, EXIT_USAGE, 0, "refusing %s %s: it %s", what,
-			  real, why(&leaf, reason, sizeof(reason)));
+			  real, why(&n, reason, sizeof(reason)));
 		diag_hint(d, "chmod go-w %s; %s", real, OVERRIDE);
 		return -1;
 	}
@@ -67,13 +185,13 @@ static int owner_walk(struct diag *d, const char *rp, const char *path,
 		if (stat(real, &st) < 0)
 			return diag_fail(d, EXIT_USAGE, errno,
 					 "unable to stat %s", real);
-		if (!owner_ok(&st) ||
-		    ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
-		     !(st.st_mode & S_ISVTX))) {
+		n = node_of(&st);
+		if (!owner_ok(n.uid) ||
+		    ((n.mode & (S_IWGRP | S_IWOTH)) && !(n.mode & S_ISVTX))) {
 			diag_fail(d, EXIT_USAGE, 0,
 				  "refusing %s %s: directory %s %s, who could "
 				  "replace it", what, path, real,
-				  why(&st, reason, sizeof(reason)));
+				  why(&n, reason, sizeof(reason)));
 			diag_hint(d, "move it to a directory only you can "
 				  "write; %s", OVERRIDE);
 			return -1;
@@ -84,13 +202,63 @@ static int owner_walk(struct diag *d, const char *rp, const char *path,
 	return 0;
 }
 
+/* The same checks on what walk_plain saw, in the same order: the file,
+ * then each directory above it from the nearest up to "/". */
+static int owner_check(struct diag *d, const struct walked *w,
+		       const char *path, const char *what)
+{
+	const struct node *leaf = &w->node[w->n - 1];
+	char dir[PATH_MAX], reason[80], *slash;
+
+	if (!owner_ok(leaf->uid) || (leaf->mode & (S_IWGRP | S_IWOTH))) {
+		diag_fail(d, EXIT_USAGE, 0, "refusing %s %s: it %s", what,
+			  w->real, why(leaf, reason, sizeof(reason)));
+		diag_hint(d, "chmod go-w %s; %s", w->real, OVERRIDE);
+		return -1;
+	}
+	for (size_t i = w->n - 1; i-- > 0;) {
+		const struct node *st = &w->node[i];
+
+		if (owner_ok(st->uid) && (!(st->mode & (S_IWGRP | S_IWOTH)) ||
+					  (st->mode & S_ISVTX)))
+			continue;
+		/* The directory's name: w->real cut after i components. */
+		snprintf(dir, sizeof(dir), "%s", w->real);
+		for (size_t k = w->n - 1; k > i; k--) {
+			slash = strrchr(dir, '/');
+			if (slash == dir)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+		}
+		diag_fail(d, EXIT_USAGE, 0,
+			  "refusing %s %s: directory %s %s, who could replace "
+			  "it", what, path, dir,
+			  why(st, reason, sizeof(reason)));
+		diag_hint(d, "move it to a directory only you can write; %s",
+			  OVERRIDE);
+		return -1;
+	}
+	return 0;
+}
+
+/* Resolve path and check it and its directories; real gets the
+ * resolved path. 0, or -1 with d set. */
+static int walk_check(struct diag *d, const char *path, const char *what,
+		      struct walked *w)
+{
+	if (walk_plain(path, w) == 0)
+		return owner_check(d, w, path, what);
+	if (resolve(d, path, what, w->real) < 0)
+		return -1;
+	return owner_walk(d, w->real, path, what);
+}
+
 int trust_path(struct diag *d, const char *path, const char *what)
 {
-	char real[PATH_MAX];
+	struct walked w;
 
-	if (resolve(d, path, what, real) < 0)
-		return -1;
-	return owner_walk(d, real, path, what);
+	return walk_check(d, path, what, &w);
 }
 
 /* Is path equal to or beneath dir (both resolved)? */
@@ -103,19 +271,34 @@ static int beneath(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
 }
 
+/* realpath(3) of a bind source into w->real, or NULL when it does not
+ * resolve (a missing -try source binds nothing). */
+static const char *resolve_src(const char *src, struct walked *w)
+{
+	int r = walk_plain(src, w);
+
+	if (r == 0)
+		return w->real;
+	if (r < 0)
+		return NULL;	/* missing, as realpath would say */
+	return realpath(src, w->real);
+}
+
 /* real (resolved) must not lie under a source p binds read-write. */
 static int not_writable_inside(struct diag *d, const struct plan *p,
 			       const char *real, const char *what)
 {
-	char src[PATH_MAX];
+	struct walked w;
+	const char *src;
 
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct fs_op *f = &p->fs[i];
 
 		if (f->kind != FS_BIND && f->kind != FS_DEV_BIND)
 			continue;
-		if (!realpath(f->src, src))
-			continue; /* a missing -try source binds nothing */
+		src = resolve_src(f->src, &w);
+		if (!src)
+			continue;
 		if (beneath(real, src)) {
 			diag_fail(d, EXIT_USAGE, 0,
 				  "refusing %s %s: it lies under %s, which "
@@ -135,11 +318,10 @@ static int not_writable_inside(struct diag *d, const struct plan *p,
 static int check_file(struct diag *d, const struct plan *p, const char *path,
 		      const char *what)
 {
-	char real[PATH_MAX];
+	struct walked w;
 
-	if (resolve(d, path, what, real) < 0 ||
-	    owner_walk(d, real, path, what) < 0 ||
-	    not_writable_inside(d, p, real, what) < 0)
+	if (walk_check(d, path, what, &w) < 0 ||
+	    not_writable_inside(d, p, w.real, what) < 0)
 		return -1;
 	return 0;
 }

@@ -43,7 +43,7 @@ is() {
 # appends to $1 forever.
 DAEMON='setsid bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" </dev/null >/dev/null 2>&1 &'
 
-echo "1..59"
+echo "1..69"
 
 # --- exit status -------------------------------------------------------
 
@@ -217,6 +217,74 @@ check "--sweep leaves a live guard's scratch alone" test -d "$(cat "$T/live")"
 kill -TERM "$live"
 wait "$live"
 check "... which its guard removes at the end" test -z "$(ls -A "$P")"
+
+# The directory is its own lock: a sweep takes a directory only when it
+# can flock it, and a lock file NAME.lock (older guards, or a filesystem
+# that cannot flock a directory) takes precedence.
+Q=$T/sweep
+mkdir -m 0700 "$Q" "$Q/pysbx-00000000000000a1" "$Q/pysbx-00000000000000a2" \
+	"$Q/pysbx-00000000000000a3" "$Q/pysbx-00000000000000a4"
+: >"$Q/pysbx-00000000000000a3.lock"
+: >"$Q/pysbx-00000000000000a4.lock"
+: >"$Q/pysbx-00000000000000a5.lock"
+# Locks held by this script's own fds, as a live guard holds its own.
+exec 7<"$Q/pysbx-00000000000000a2" 8<"$Q/pysbx-00000000000000a4.lock"
+flock -n 7 && flock -n 8 || echo "# could not take the test's locks" >&2
+"$CLEAN" --sweep "$Q" >"$T/swept"
+check "--sweep removes a directory whose own lock is free, with no lock file" \
+	test ! -e "$Q/pysbx-00000000000000a1" -a -n "$(grep -x "$Q/pysbx-00000000000000a1" "$T/swept")"
+check "... leaves one whose own lock is held" test -d "$Q/pysbx-00000000000000a2"
+check "... removes one with a free lock file, and the lock file" \
+	test ! -e "$Q/pysbx-00000000000000a3" -a ! -e "$Q/pysbx-00000000000000a3.lock"
+check "... leaves one whose lock file is held (the directory's own lock is free)" \
+	test -d "$Q/pysbx-00000000000000a4" -a -e "$Q/pysbx-00000000000000a4.lock"
+check "... and removes a free lock file whose directory is gone" \
+	test ! -e "$Q/pysbx-00000000000000a5.lock"
+exec 7<&- 8<&-
+
+# The window between the guard's mkdir and its flock: a sweep that runs
+# there finds the directory unlocked and removes it. The guard must see
+# that the name no longer leads to what it locked and take another name,
+# never run the sandbox in a removed directory. strace delays the guard's
+# first flock so that a sweep fits in the window.
+if strace -o /dev/null true 2>/dev/null; then
+	R=$T/race
+	mkdir -m 0700 "$R"
+	strace -f -o /dev/null -e trace=flock -e inject=flock:delay_enter=1500000:when=1 \
+		"$CLEAN" --scratch-parent "$R" bash -c 'echo "$SCRATCH" >"$0"; echo data >"$SCRATCH/f" && cat "$SCRATCH/f"' "$T/raced" >"$T/raceout" 2>"$T/raceerr" &
+	racer=$!
+	wait_for compgen -G "$R/pysbx-*" >/dev/null
+	first=$(compgen -G "$R/pysbx-*")
+	"$CLEAN" --sweep "$R" >"$T/swept"
+	wait "$racer"
+	rc=$?
+	check "a sweep inside the guard's mkdir-flock window removes that directory" \
+		test "$(cat "$T/swept")" = "$first" -a ! -e "$first"
+	check "... and the guard runs the sandbox in a new one of its own, then removes it" \
+		test "$rc:$(cat "$T/raceout")" = "0:data" -a "$(cat "$T/raced")" != "$first" -a -z "$(ls -A "$R")"
+	# A filesystem that cannot flock a directory (NFS: ENOLCK or
+	# EBADF): the guard falls back to the lock file NAME.lock, which a
+	# sweep honours; both go at the end.
+	strace -f -o /dev/null -e trace=flock -e inject=flock:error=ENOLCK:when=1 \
+		"$CLEAN" --scratch-parent "$R" bash -c 'ls -A "$0" >"$1"; "$2" --sweep "$0" >"$3"; test -d "$SCRATCH"' \
+		"$R" "$T/nolock" "$CLEAN" "$T/swept" 2>"$T/raceerr"
+	rc=$?
+	check "no flock on a directory: the lock file NAME.lock instead, which a sweep honours" \
+		test "$rc:$(grep -c '^pysbx-[0-9a-f]\{16\}\.lock$' "$T/nolock"):$(cat "$T/swept")" = "0:1:"
+	check "... and the guard removes both at the end" test -z "$(ls -A "$R")"
+else
+	for _ in 1 2 3 4; do
+		skip "strace cannot trace here (the mkdir-flock window)"
+	done
+fi
+
+cat >"$T/adopt2.policy" <<EOF
+scratch adopt $Q/pysbx-00000000000000b1
+EOF
+mkdir -m 0700 "$Q/pysbx-00000000000000b1"
+"$CLEAN" -p "$T/adopt2.policy" bash -c 'echo x >"$SCRATCH/f"; "$0" --sweep "$1" >/dev/null; test -e "$SCRATCH/f"' "$CLEAN" "$Q"
+check "a sweep never removes a directory a live guard adopted (a shared lock)" \
+	test $? = 0 -a -e "$Q/pysbx-00000000000000b1/f"
 
 cat >"$T/adopt.policy" <<EOF
 scratch adopt $T/keep

@@ -287,9 +287,11 @@ else
 fi
 no_leftovers "guard SIGKILLed: no process of the uid is left (/proc)"
 is "$(mounts)" "$M0" "guard SIGKILLed: the host's mount table is unchanged"
-[[ -n $sdir && -d $sdir && -e $sdir.lock ]] &&
-	ok "guard SIGKILLed: its scratch dir and lock are left behind" ||
-	not_ok "guard SIGKILLed: its scratch dir and lock are left behind" "$(ls -A "$SP")"
+# The directory is its own lock (flock of the guard's fd of it): no
+# lock file beside it.
+[[ -n $sdir && -d $sdir && ! -e $sdir.lock ]] &&
+	ok "guard SIGKILLed: its scratch dir (its own lock) is left behind" ||
+	not_ok "guard SIGKILLed: its scratch dir (its own lock) is left behind" "$(ls -A "$SP")"
 "$B/pysbx-clean" --sweep "$SP" >"$T/swept" 2>"$T/err"
 is "$?:$(cat "$T/swept"):$(ls -A "$SP")" "0:$sdir:" \
-	"guard SIGKILLed: pysbx-clean --sweep removes the scratch dir and its lock"
+	"guard SIGKILLed: pysbx-clean --sweep removes the scratch dir"
