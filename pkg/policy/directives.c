@@ -107,9 +107,12 @@ static int contains(const char *s, const char *sub)
 	return 0;
 }
 
-/* Is " key " (k bytes of key) in allowed, " word word ... "? */
+/* Is " key " (k bytes of key) in allowed, " word word ... "? A quoted
+ * key holding a space ("size mode=1") would match two words: refused. */
 static int opt_allowed(const char *allowed, const char *key, size_t k)
 {
+	if (!k || memchr(key, ' ', k))
+		return 0;
 	for (const char *a = allowed; (a = strchr(a, ' ')) && a[1]; a++)
 		if (!strncmp(a + 1, key, k) && a[1 + k] == ' ')
 			return 1;
@@ -139,7 +142,7 @@ static int parse_opts(struct ctx *c, const struct pos *pos, struct tok *t,
 				slot = &o->mode; col = &o->mode_col;
 			} else if (!strncmp(t[i].s, "inodes=", 7)) {
 				slot = &o->inodes; col = &o->inodes_col;
-			} else {
+			} else if (!strncmp(t[i].s, "shm-size=", 9)) {
 				slot = &o->shm; col = &o->shm_col;
 			}
 		}

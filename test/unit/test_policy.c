@@ -121,6 +121,11 @@ static void rejections(void)
 	       "t.policy:1:10: error: limit value '16777216T' is too large");
 	REJECT("unshare mount\ntmpfs /tmp size=0\n",
 	       "t.policy:2:12: error: tmpfs size must not be 0");
+	/* A quoted key with a space once matched two allowed words and was
+	 * silently dropped (it landed in the unused shm-size slot). */
+	REJECT("unshare mount\ntmpfs /tmp \"size mode=1\"\n",
+	       "t.policy:2:12: error: unknown option 'size mode=1' (this "
+	       "directive takes: size mode inodes )");
 	ACCEPT("limit core 0\n");
 	REJECT("limit nofile 10 5\n",
 	       "t.policy:1:14: error: soft limit 10 is above the hard limit 5");
