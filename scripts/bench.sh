@@ -23,7 +23,7 @@
 # scripts/bench/report.py. Tuning (environment): BENCH_WARMUP (3),
 # BENCH_RUNS (30), BENCH_LOOP_N (1000000), BENCH_BATCH (100),
 # BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_LOOP_RUNS (5),
-# BENCH_UID (4243).
+# BENCH_PHASE_RUNS (40), BENCH_UID (4243).
 # About 2-3 minutes on a 2-vCPU machine.
 #
 # Exit: 0 when the report was written, 100 on bad usage, 111 when a tool
@@ -151,6 +151,25 @@ if [[ $(id -u) == 0 ]]; then
 		sleep 0.3
 	done
 	[[ -n $left ]] && printf 'leftover\t%s\n' "$(echo $left)" >>"$WORK/machine.txt"
+fi
+
+# Where the time goes, per phase: scheduler events (exec, fork, exit) of
+# PHASE_RUNS starts of each side, recorded system-wide (root only: perf
+# record -a), split per process tree by phases.py.
+phase_runs=${BENCH_PHASE_RUNS:-40}
+if [[ $(id -u) == 0 ]] && command -v perf >/dev/null; then
+	for side in pysbx bwrap; do
+		cmd=$(awk -F'\t' -v n="$side, net ns" '$1 == n { print $2 }' "$RES/startup.cmds")
+		[[ -n $cmd ]] || continue
+		perf record -q -o "$WORK/$side.perf" -e sched:sched_process_exec \
+			-e sched:sched_process_fork -e sched:sched_process_exit -a -- \
+			"${run[@]}" sh -c 'i=0; while [ $i -lt $1 ]; do sh -c "$2" >/dev/null 2>&1; i=$((i+1)); done' \
+			_ "$phase_runs" "exec $cmd" 2>>"$RES/log.txt" &&
+			perf script -i "$WORK/$side.perf" -F comm,pid,time,event,trace \
+				>"$WORK/$side.sched" 2>>"$RES/log.txt" &&
+			python3 scripts/bench/phases.py "$side" "$WORK/$side.sched" \
+				>"$RES/phases-$side.md" 2>>"$RES/log.txt"
+	done
 fi
 
 python3 scripts/bench/report.py "$WORK" >"$OUT.tmp" && mv "$OUT.tmp" "$OUT" || {

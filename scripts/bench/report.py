@@ -560,6 +560,25 @@ if os.path.exists(st):
         p(f"| {d:.3f} | {pid} | {pr} | `{call}` |")
     p()
 
+ph = {side: os.path.join(RES, f"phases-{side}.md") for side in ("pysbx", "bwrap")}
+if any(os.path.exists(f) for f in ph.values()):
+    p("## Where the time goes: one start, phase by phase")
+    p()
+    p("Scheduler events (exec, fork, exit) of every process of a start,")
+    p("recorded system-wide with `perf record -e sched:sched_process_exec")
+    p("-e sched:sched_process_fork -e sched:sched_process_exit -a` while the")
+    p("\"net ns\" command of section 1 ran in a loop (scripts/bench/phases.py")
+    p("splits them per process tree). An exec event is logged when the new")
+    p("program is loaded, so the time of an execve itself falls in the phase")
+    p("that ends with it. perf's tracing adds a little to every phase.")
+    p()
+    for side, f in ph.items():
+        if os.path.exists(f):
+            p(f"### {side}")
+            p()
+            p(open(f).read().rstrip())
+            p()
+
 an = os.path.join(HERE, "analysis.md")
 if os.path.exists(an):
     p(open(an).read().rstrip())
