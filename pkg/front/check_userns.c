@@ -1,10 +1,12 @@
 /* check_userns: probes of user namespaces, the other namespace types and a
  * fresh procfs. Each runs in a child forked by check.c. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -68,13 +70,19 @@ int check_enter_userns(const char **step)
  * one maps every id (uid_map "0 0 4294967295"). */
 static int in_userns(void)
 {
-	char map[128];
-	unsigned a, b, n;
+	char map[128], *s = map, *end;
+	unsigned long v[3];
 
-	if (check_read_line("/proc/self/uid_map", map, sizeof(map)) < 0 ||
-	    sscanf(map, "%u %u %u", &a, &b, &n) != 3)
+	if (check_read_line("/proc/self/uid_map", map, sizeof(map)) < 0)
 		return 0;
-	return !(a == 0 && b == 0 && n == 4294967295U);
+	/* As sscanf(map, "%u %u %u") would (no scanf: see check.c). */
+	for (int i = 0; i < 3; i++, s = end) {
+		v[i] = strtoul(s, &end, 10);
+		if (end == s)
+			return 0;
+	}
+	return !((unsigned)v[0] == 0 && (unsigned)v[1] == 0 &&
+		 (unsigned)v[2] == 4294967295U);
 }
 
 void check_userns_cause(int err, const char *step, char *buf, size_t len)
@@ -285,17 +293,37 @@ static int proc_as_pid1(void)
  * as /proc/kcore or a read-only /proc/sys): with them the kernel refuses a
  * new procfs (mount_too_revealing). binfmt_misc sits on a permanently
  * empty directory and does not count. */
+/* The fifth blank-separated word of line (a mountinfo line's mount
+ * point), as sscanf(line, "%*s %*s %*s %*s %4095s") would read it, in
+ * place: NULL when there is none. */
+static char *fifth_word(char *line)
+{
+	char *w = line;
+
+	for (int i = 0; i < 5; i++) {
+		while (isspace((unsigned char)*w))
+			w++;
+		if (!*w)
+			return NULL;
+		line = w;
+		while (*w && !isspace((unsigned char)*w))
+			w++;
+	}
+	*w = '\0';
+	return line;
+}
+
 static int count_proc_masks(char *first, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], mp[4096];
+	char line[4096], *mp;
 	int n = 0;
 
 	*first = '\0';
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+		if (!(mp = fifth_word(line)))
 			continue;
 		if (strncmp(mp, "/proc/", 6) ||
 		    !strcmp(mp, "/proc/sys/fs/binfmt_misc"))

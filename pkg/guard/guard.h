@@ -177,7 +177,7 @@ void run_result_init(struct run_result *r);
 int status_started(int fd, long pid);
 /* {"event":"exit","stage":..,"error":..,"errno":..,"code":..,
  *  "signal":..,"timeout":..,"wall_ms":..,"user_ms":..,"sys_ms":..,
- *  "max_rss_kb":..[,"scratch_error":..]}. */
+ *  "max_rss_kb":..[,"scratch_error":..]}; fd < 0: nothing. */
 int status_exit(int fd, const struct run_result *r);
 /* The exit record of a failure of the guard itself (stage "clean"),
  * built from d as diag_exit prints it. */
@@ -222,7 +222,8 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
  * descendant. When the child has exited, every remaining descendant is
  * killed and reaped (the guard is a child subreaper). extra_env, if not
  * NULL, is added to the child's environment ("NAME=VALUE"). Fills res
- * (not the scratch fields). Returns 0, or -1 with d set when the guard
+ * (not the scratch fields; the children's usage only with --status-fd,
+ * the only place it is reported). Returns 0, or -1 with d set when the guard
  * could not start the child. */
 int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	      const char *extra_env, struct run_result *res);

@@ -136,11 +136,15 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 }
 
 /* What the child would have printed before exiting: the message on
- * stderr and the failure record on the report pipe. d is a fresh diag
- * of the guard's prog and stage: the guard's own stays as it was. */
-static void child_failed(struct diag *d, const struct spawn *s,
-			 struct chain *c)
+ * stderr and the failure record on the report pipe, from a fresh diag
+ * of the guard's prog and stage (the guard's own stays as it was). Its
+ * own frame: the diags' 4 KiB are on the stack only when the child
+ * failed. */
+static __attribute__((noinline)) void child_failed(const struct diag *gd,
+						    const struct spawn *s,
+						    struct chain *c)
 {
+	struct diag cd = DIAG_INIT(gd->prog, gd->stage), *d = &cd;
 	struct diag emit;
 
 	if (s->what == SP_PGID)
@@ -161,14 +165,26 @@ static void child_failed(struct diag *d, const struct spawn *s,
 	diag_emit(&emit);
 }
 
-pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
-		  pid_t guard, const char *extra_env)
+/* The clone, in a frame of its own below guard_spawn's: the child's
+ * stack is this frame's buffer, and the argv and environment (snprintf,
+ * calloc) are built before it exists, so that nothing of the guard ever
+ * runs below it. Every page of stack the guard touches stays in its
+ * resident set while the sandbox runs. */
+static __attribute__((noinline)) pid_t spawn_clone(struct spawn *s)
 {
 	/* The child's stack: chain_execvpe's PATH_MAX buffer and a few
 	 * small frames (it only makes system calls; every signal is
-	 * blocked). Not larger: every page of it the guard touched stays
-	 * in its resident set while the sandbox runs. */
+	 * blocked). Its top, the only part a path's execve touches, lies
+	 * right below the caller's frame. */
 	char stack[PATH_MAX + 2048] __attribute__((aligned(16)));
+
+	return clone(child, stack + sizeof(stack),
+		     CLONE_VM | CLONE_VFORK | SIGCHLD, s);
+}
+
+pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
+		  pid_t guard, const char *extra_env)
+{
 	struct spawn s = { .file = c->next[0], .mask = mask, .guard = guard };
 	char pfd[16], rfd[16];
 	sigset_t all, old;
@@ -183,8 +199,7 @@ pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 	s.path = chain_env_path(s.envp);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	pid = clone(child, stack + sizeof(stack),
-		    CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+	pid = spawn_clone(&s);
 	err = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (s.argv != c->next)
@@ -194,10 +209,7 @@ pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 	if (pid < 0)
 		return diag_fail(d, EXIT_SYSCALL, err,
 				 "unable to start the sandbox process");
-	if (s.what != SP_OK) {
-		struct diag cd = DIAG_INIT(d->prog, d->stage);
-
-		child_failed(&cd, &s, c);
-	}
+	if (s.what != SP_OK)
+		child_failed(d, &s, c);
 	return pid;
 }

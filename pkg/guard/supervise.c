@@ -258,7 +258,8 @@ static void result(struct sup *s, struct run_result *res)
 		snprintf(res->stage, sizeof(res->stage), "%s",
 			 s->o->first_stage);
 	}
-	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+	/* Only the status record reports the children's usage. */
+	if (s->o->status_fd >= 0 && getrusage(RUSAGE_CHILDREN, &ru) == 0) {
 		res->user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 +
 			       (uint64_t)ru.ru_utime.tv_usec / 1000;
 		res->sys_ms = (uint64_t)ru.ru_stime.tv_sec * 1000 +

@@ -24,7 +24,10 @@ static void grow(struct out *o, size_t more)
 
 	if (o->oom || o->n + more + 1 <= o->cap)
 		return;
-	cap = o->cap ? o->cap : 4096;
+	/* A plan (6-8 KiB for the shipped policies) fits the first block
+	 * (8 KiB with alloc.c's header): growing from 4 KiB copied it into
+	 * a second block, two more pages to fault in the guard. */
+	cap = o->cap ? o->cap : 8192 - 16;
 	while (cap < o->n + more + 1)
 		cap *= 2;
 	s = realloc(o->s, cap);

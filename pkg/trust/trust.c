@@ -202,13 +202,39 @@ static int owner_walk(struct diag *d, const char *rp, const char *path,
 	return 0;
 }
 
+/* A directory that fails the check: its name is w->real cut after i
+ * components. Apart from owner_check, so that the PATH_MAX buffer is on
+ * the stack only on failure: every page of stack the guard touches
+ * stays resident while the sandbox runs. */
+static __attribute__((noinline)) int dir_refused(struct diag *d,
+						 const struct walked *w,
+						 size_t i, const char *path,
+						 const char *what)
+{
+	char dir[PATH_MAX], reason[80], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", w->real);
+	for (size_t k = w->n - 1; k > i; k--) {
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	diag_fail(d, EXIT_USAGE, 0,
+		  "refusing %s %s: directory %s %s, who could replace it", what,
+		  path, dir, why(&w->node[i], reason, sizeof(reason)));
+	diag_hint(d, "move it to a directory only you can write; %s", OVERRIDE);
+	return -1;
+}
+
 /* The same checks on what walk_plain saw, in the same order: the file,
  * then each directory above it from the nearest up to "/". */
 static int owner_check(struct diag *d, const struct walked *w,
 		       const char *path, const char *what)
 {
 	const struct node *leaf = &w->node[w->n - 1];
-	char dir[PATH_MAX], reason[80], *slash;
+	char reason[80];
 
 	if (!owner_ok(leaf->uid) || (leaf->mode & (S_IWGRP | S_IWOTH))) {
 		diag_fail(d, EXIT_USAGE, 0, "refusing %s %s: it %s", what,
@@ -219,25 +245,9 @@ static int owner_check(struct diag *d, const struct walked *w,
 	for (size_t i = w->n - 1; i-- > 0;) {
 		const struct node *st = &w->node[i];
 
-		if (owner_ok(st->uid) && (!(st->mode & (S_IWGRP | S_IWOTH)) ||
-					  (st->mode & S_ISVTX)))
-			continue;
-		/* The directory's name: w->real cut after i components. */
-		snprintf(dir, sizeof(dir), "%s", w->real);
-		for (size_t k = w->n - 1; k > i; k--) {
-			slash = strrchr(dir, '/');
-			if (slash == dir)
-				slash[1] = '\0';
-			else
-				*slash = '\0';
-		}
-		diag_fail(d, EXIT_USAGE, 0,
-			  "refusing %s %s: directory %s %s, who could replace "
-			  "it", what, path, dir,
-			  why(st, reason, sizeof(reason)));
-		diag_hint(d, "move it to a directory only you can write; %s",
-			  OVERRIDE);
-		return -1;
+		if (!owner_ok(st->uid) ||
+		    ((st->mode & (S_IWGRP | S_IWOTH)) && !(st->mode & S_ISVTX)))
+			return dir_refused(d, w, i, path, what);
 	}
 	return 0;
 }
@@ -284,60 +294,107 @@ static const char *resolve_src(const char *src, struct walked *w)
 	return realpath(src, w->real);
 }
 
-/* real (resolved) must not lie under a source p binds read-write. */
-static int not_writable_inside(struct diag *d, const struct plan *p,
-			       const char *real, const char *what)
+/* The sources p binds read-write, each resolved once for every file
+ * checked (and not from under a file's own walk: one PATH_MAX walk on
+ * the stack at a time). real[i] is fs[i]'s resolved source, NULL when
+ * it is no read-write bind or does not resolve. */
+struct rw_srcs {
+	char **real;
+};
+
+static int rw_resolve(struct diag *d, const struct plan *p, struct rw_srcs *rw)
 {
 	struct walked w;
 	const char *src;
 
+	rw->real = NULL;
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct fs_op *f = &p->fs[i];
 
 		if (f->kind != FS_BIND && f->kind != FS_DEV_BIND)
 			continue;
+		if (!rw->real && !(rw->real = calloc(p->nfs, sizeof(char *))))
+			goto nomem;
 		src = resolve_src(f->src, &w);
-		if (!src)
+		if (src && !(rw->real[i] = strdup(src)))
+			goto nomem;
+	}
+	return 0;
+nomem:
+	return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+			 "unable to check the plan's read-write binds: out of "
+			 "memory");
+}
+
+static void rw_free(const struct plan *p, struct rw_srcs *rw)
+{
+	for (size_t i = 0; rw->real && i < p->nfs; i++)
+		free(rw->real[i]);
+	free(rw->real);
+}
+
+/* real (resolved) must not lie under a source p binds read-write. */
+static int not_writable_inside(struct diag *d, const struct plan *p,
+			       const struct rw_srcs *rw, const char *real,
+			       const char *what)
+{
+	for (size_t i = 0; rw->real && i < p->nfs; i++) {
+		const struct fs_op *f = &p->fs[i];
+		const char *src = rw->real[i];
+
+		if (!src || !beneath(real, src))
 			continue;
-		if (beneath(real, src)) {
-			diag_fail(d, EXIT_USAGE, 0,
-				  "refusing %s %s: it lies under %s, which "
-				  "%s:%u binds read-write into the sandbox, so "
-				  "the sandbox could rewrite its next sandbox",
-				  what, real, src, f->pos.file, f->pos.line);
-			diag_hint(d, "keep policies and the pysbx programs "
-				  "outside read-write mounts; %s", OVERRIDE);
-			return -1;
-		}
+		diag_fail(d, EXIT_USAGE, 0,
+			  "refusing %s %s: it lies under %s, which %s:%u "
+			  "binds read-write into the sandbox, so the sandbox "
+			  "could rewrite its next sandbox",
+			  what, real, src, f->pos.file, f->pos.line);
+		diag_hint(d, "keep policies and the pysbx programs outside "
+			  "read-write mounts; %s", OVERRIDE);
+		return -1;
 	}
 	return 0;
 }
 
 /* One file the plan depends on: resolved once, then owner, modes and
  * read-write binds checked on that resolved path. */
-static int check_file(struct diag *d, const struct plan *p, const char *path,
+static int check_file(struct diag *d, const struct plan *p,
+		      const struct rw_srcs *rw, const char *path,
 		      const char *what)
 {
 	struct walked w;
 
 	if (walk_check(d, path, what, &w) < 0 ||
-	    not_writable_inside(d, p, w.real, what) < 0)
+	    not_writable_inside(d, p, rw, w.real, what) < 0)
 		return -1;
 	return 0;
 }
 
-int trust_plan(struct diag *d, const struct plan *p)
+static int check_all(struct diag *d, const struct plan *p,
+		     const struct rw_srcs *rw)
 {
 	char self[PATH_MAX];
 	ssize_t n;
 
 	for (size_t i = 0; i < p->nfiles; i++)
-		if (check_file(d, p, p->files[i], "policy") < 0)
+		if (check_file(d, p, rw, p->files[i], "policy") < 0)
 			return -1;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to read /proc/self/exe");
 	self[n] = '\0';
-	return check_file(d, p, self, "pysbx program");
+	return check_file(d, p, rw, self, "pysbx program");
+}
+
+int trust_plan(struct diag *d, const struct plan *p)
+{
+	struct rw_srcs rw;
+	int r;
+
+	r = rw_resolve(d, p, &rw);
+	if (r == 0)
+		r = check_all(d, p, &rw);
+	rw_free(p, &rw);
+	return r;
 }
