@@ -168,16 +168,19 @@ try:
     ncpu = int(M.get("nproc", "1"))
 except ValueError:
     loads, ncpu = [], 1
-if loads and max(loads) > ncpu:
-    p(f"**This run was made on an overloaded machine** (1-minute load up to")
-    p(f"{max(loads):.1f} on {ncpu} CPUs, from other jobs): absolute times are")
+# Only the load before the run tells of other jobs: the one after counts
+# the bench's own 4-wide batch, which ran last.
+if loads and loads[0] > ncpu / 2:
+    p(f"**This run was made on a busy machine** (1-minute load {loads[0]:.1f}")
+    p(f"on {ncpu} CPUs before it started, from other jobs): absolute times are")
     p("several times the quiet-machine figures and the ratios are distorted")
     p("by whichever command met the worst contention. Rerun")
     p("`scripts/bench.sh` on a quiet machine before quoting these numbers.")
     p()
-p("The machine is a shared 2-vCPU VM; other work ran on it at the same time")
-p("(see the load averages), so the minima are the least disturbed figures")
-p("and the medians the honest ones.")
+p("The machine is a shared 2-vCPU VM; other work may run on it at the same")
+p("time (the load before the run says; the load after includes the bench's")
+p("own 4-wide batch), so the minima are the least disturbed figures and the")
+p("medians the honest ones.")
 p()
 p("Names used in the commands: `$BIN` = build/bin, `$PROBE` =")
 p("build/test/probe, `$WS` = a read-only directory holding copies of the")
