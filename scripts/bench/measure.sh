@@ -198,11 +198,14 @@ children_of() {
 	done
 }
 mem() { # ROLE PID
-	local hwm rss comm
+	local hwm rss anon file comm
 	comm=$(<"/proc/$2/comm") 2>/dev/null || comm="?"
 	hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$2/status" 2>/dev/null)
 	rss=$(awk '/^VmRSS/ {print $2}' "/proc/$2/status" 2>/dev/null)
-	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$comm" "${hwm:-?}" "${rss:-?}" >>"$RES/rss.txt"
+	anon=$(awk '/^RssAnon/ {print $2}' "/proc/$2/status" 2>/dev/null)
+	file=$(awk '/^RssFile/ {print $2}' "/proc/$2/status" 2>/dev/null)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$comm" "${hwm:-?}" \
+		"${rss:-?}" "${anon:-?}" "${file:-?}" >>"$RES/rss.txt"
 }
 : >"$RES/rss.txt"
 if have pysbx && have pysbx-clean && have pysbx-mount; then
@@ -220,6 +223,14 @@ if have pysbx && have pysbx-clean && have pysbx-mount; then
 	[[ -n $target ]] && mem target "$target"
 	wait "$guard"
 	printf 'status\t%s\n' "$?" >>"$RES/rss.txt"
+	# The guard as its own program (the front door's code not mapped).
+	CLEAN_CMD="$BIN/pysbx-clean -p $POL -D WORKSPACE=$WS -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- /usr/bin/sleep 2"
+	printf 'cmd_clean\t%s\n' "$CLEAN_CMD" >>"$RES/rss.txt"
+	$CLEAN_CMD </dev/null >/dev/null 2>>"$LOG" &
+	guard=$!
+	sleep 1
+	mem guard_clean "$guard"
+	wait "$guard"
 fi
 
 # Where the time goes: one run under strace (as this user).

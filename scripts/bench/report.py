@@ -243,8 +243,9 @@ bins = {k: int(v) for k, v in sizes.items() if k.startswith("pysbx")}
 rss = {}
 for line in open(os.path.join(RES, "rss.txt")) if os.path.exists(os.path.join(RES, "rss.txt")) else []:
     f = line.rstrip("\n").split("\t")
-    if f[0] in ("guard", "monitor", "pid1", "target") and len(f) >= 5:
-        rss[f[0]] = (f[1], f[2], f[3], f[4])
+    if f[0] in ("guard", "guard_clean", "monitor", "pid1", "target") and len(f) >= 5:
+        rss[f[0]] = (f[1], f[2], f[3], f[4], f[5] if len(f) > 5 else "?",
+                     f[6] if len(f) > 6 else "?")
 
 
 def verdict(value, limit, lower_is_better=True, unit="×", fmt="{:.2f}"):
@@ -292,7 +293,9 @@ p(f"| filter ≤ 1.15× unfiltered on the syscall loop | {ratio(loop_f, loop_bar
 if bins:
     big = max(bins, key=bins.get)
     p(f"| every binary ≤ 200 KiB stripped | largest: {big} {bins[big] / KiB:.1f} KiB | {verdict(bins[big] / KiB, 200, unit=' KiB', fmt='{:.1f}')} |")
-for role, label in [("guard", "guard (pysbx-clean)"), ("pid1", "pid 1 (reaper)")]:
+for role, label in [("guard", "guard, as `pysbx run` (front door in-process)"),
+                    ("guard_clean", "guard, as `pysbx-clean` in the chain"),
+                    ("pid1", "pid 1 (reaper)")]:
     if role in rss and rss[role][2].isdigit():
         v = int(rss[role][2])
         p(f"| {label} ≤ 256 KiB RSS (peak, VmHWM) | {v} KiB (now {rss[role][3]} KiB) | {verdict(v, 256, unit=' KiB', fmt='{:.0f}')} |")
@@ -427,12 +430,22 @@ if rss:
     p()
     p(f"```sh\n{short(rcmd or '?')}\n```")
     p()
-    p("| process | comm | VmHWM KiB | VmRSS KiB |")
-    p("|---|---|---:|---:|")
-    for role, label in [("guard", "guard (pysbx-clean)"), ("monitor", "monitor (pysbx-mount, outside the pid ns)"),
-                        ("pid1", "pid 1 (pysbx-mount reaper)"), ("target", "target")]:
+    p("| process | comm | VmHWM KiB | VmRSS KiB | of which anonymous | of which file (shared text, rodata) |")
+    p("|---|---|---:|---:|---:|---:|")
+    for role, label in [("guard", "guard (`pysbx run`, front door in-process)"),
+                        ("monitor", "monitor (pysbx-mount, outside the pid ns)"),
+                        ("pid1", "pid 1 (pysbx-mount reaper)"), ("target", "target"),
+                        ("guard_clean", "guard as `pysbx-clean` (second run, below)")]:
         if role in rss:
-            p(f"| {label} | {rss[role][1]} | {rss[role][2]} | {rss[role][3]} |")
+            r = rss[role]
+            p(f"| {label} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} |")
+    p()
+    ccmd = kv(os.path.join(RES, "rss.txt")).get("cmd_clean")
+    if ccmd:
+        p(f"The second run:\n\n```sh\n{short(ccmd)}\n```\n")
+    p("The file-backed part is the program's text and read-only data, mapped")
+    p("whole by the kernel's fault-around and shared by every sandbox running")
+    p("at the same time; the anonymous part is each process's own.")
     p()
 else:
     p("_RSS not measured: pysbx-clean or pysbx-mount was not built._")
