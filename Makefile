@@ -27,9 +27,14 @@ LDFLAGS ?= -s
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 \
 	-Werror=implicit-function-declaration \
 	-Wstrict-prototypes -Wmissing-prototypes
-# musl has no _FORTIFY_SOURCE support, hence none here.
+# musl has no _FORTIFY_SOURCE support, hence none here. No unwind tables:
+# C without exceptions never reads them, and their .eh_frame (14 KiB in
+# pysbx) is mapped with the read-only data, resident in every process of
+# the chain (docs/BENCHMARKS.md, RSS). Backtraces in gdb still work from
+# an unstripped build (make LDFLAGS= CFLAGS='-O2 -g').
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -fno-strict-aliasing \
-	-fstack-protector-strong -ffunction-sections -fdata-sections $(CFLAGS)
+	-fstack-protector-strong -ffunction-sections -fdata-sections \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables $(CFLAGS)
 # Unused functions and data are dropped from each program (the sections
 # above make them separable).
 GC_LDFLAGS := -Wl,--gc-sections -Wl,--undefined=malloc
