@@ -58,18 +58,21 @@ def load(group):
     cmds = os.path.join(RES, group + ".cmds")
     if not os.path.exists(cmds):
         return rows
-    times = {}
-    js = os.path.join(RES, group + ".json")
-    if os.path.exists(js):
-        for r in json.load(open(js))["results"]:
-            t = r["times"]
-            times[r["command"]] = {
-                "median": statistics.median(t),
-                "min": min(t),
-                "max": max(t),
-                "mean": statistics.mean(t),
-                "n": len(t),
-            }
+    times, pooled = {}, {}
+    # group.json, and group.rev.json where the group also ran in the
+    # opposite order (measure.sh REVERSE=1): the times of both are pooled.
+    for js in (os.path.join(RES, group + ".json"), os.path.join(RES, group + ".rev.json")):
+        if os.path.exists(js):
+            for r in json.load(open(js))["results"]:
+                pooled.setdefault(r["command"], []).extend(r["times"])
+    for name, t in pooled.items():
+        times[name] = {
+            "median": statistics.median(t),
+            "min": min(t),
+            "max": max(t),
+            "mean": statistics.mean(t),
+            "n": len(t),
+        }
     for line in open(cmds, encoding="utf-8", errors="replace"):
         f = line.rstrip("\n").split("\t")
         if f[0].startswith("FAIL "):
@@ -145,8 +148,11 @@ p("number is from one run of the script on the machine below, pysbx and")
 p("bubblewrap measured side by side in that run, as an unprivileged user.")
 p("Times are hyperfine's wall-clock times per command (its shell start-up")
 p("subtracted), summarised as **median** and **min–max** over the runs;")
-p("ratios are of medians. Absolute times vary by machine; the ratios are")
-p("what the targets of issue 9 are about.")
+p("ratios are of medians. Sections 1 and 2 run twice, the second time in")
+p("the opposite order, and pool both runs' times, so that whatever the")
+p("machine does between commands (a net namespace's deferred teardown)")
+p("does not land on one side only. Absolute times vary by machine; the")
+p("ratios are what the targets of issue 9 are about.")
 p()
 p("## Machine")
 p()
