@@ -74,42 +74,6 @@ int probe_set(struct probe_out *o, int ok, const char *fmt, ...)
 	return ok;
 }
 
-int check_read_line(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	e = errno;
-	close(fd);
-	if (n < 0) {
-		errno = e;
-		return -1;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-int check_read_long(const char *path, long *val)
-{
-	char buf[64], *end;
-	long v;
-
-	if (check_read_line(path, buf, sizeof(buf)) < 0)
-		return -1;
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (end == buf || *end || errno) {
-		errno = EINVAL;
-		return -1;
-	}
-	*val = v;
-	return 0;
-}
-
 /* "Seccomp: N" as sscanf(line, "Seccomp: %d") reads it, by hand: the
  * scanf family brings 10 KiB of code (float scanning among it) into the
  * front door, whose text pages are all resident in every guard. */

@@ -23,14 +23,6 @@ struct probe_out {
 int probe_set(struct probe_out *o, int ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Read the first line of a small file such as a sysctl into buf (newline
- * stripped). Returns 0, or -1 with errno set. */
-int check_read_line(const char *path, char *buf, size_t len);
-
-/* Read a sysctl file holding one integer. Returns 0, or -1 when it does not
- * exist or does not hold a number (errno set). */
-int check_read_long(const char *path, long *val);
-
 /* The "Seccomp:" mode of the calling process from /proc/self/status (0
  * none, 1 strict, 2 filter), or -1 if unknown. */
 int check_seccomp_mode(void);

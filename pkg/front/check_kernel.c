@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "front/check.h"
+#include "util/file.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 
@@ -110,7 +111,7 @@ int probe_landlock(struct probe_out *o)
 			"the kernel is built without Landlock; fix: "
 			"Linux >= 5.13 with CONFIG_SECURITY_LANDLOCK=y",
 			strerror(errno));
-	if (check_read_line("/sys/kernel/security/lsm", lsm, sizeof(lsm)) < 0)
+	if (file_read_line("/sys/kernel/security/lsm", lsm, sizeof(lsm)) < 0)
 		snprintf(lsm, sizeof(lsm), "<the current list>");
 	return probe_set(o, 0,
 			 "landlock_create_ruleset failed: %s: built in "
@@ -169,7 +170,7 @@ int probe_cgroup2(struct probe_out *o)
 			"Delegate=yes pysbx ...",
 			dir, (unsigned)geteuid(), strerror(errno));
 	snprintf(file, sizeof(file), "%s/cgroup.controllers", dir);
-	if (check_read_line(file, ctl, sizeof(ctl)) < 0 || !ctl[0])
+	if (file_read_line(file, ctl, sizeof(ctl)) < 0 || !ctl[0])
 		snprintf(ctl, sizeof(ctl), "none");
 	return probe_set(o, 1, "%s is writable (delegated; controllers: %s)",
 			 dir, ctl);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "front/check.h"
+#include "util/file.h"
 
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP 0x02000000
@@ -73,7 +74,7 @@ static int in_userns(void)
 	char map[128], *s = map, *end;
 	unsigned long v[3];
 
-	if (check_read_line("/proc/self/uid_map", map, sizeof(map)) < 0)
+	if (file_read_line("/proc/self/uid_map", map, sizeof(map)) < 0)
 		return 0;
 	/* As sscanf(map, "%u %u %u") would (no scanf: see check.c). */
 	for (int i = 0; i < 3; i++, s = end) {
@@ -90,12 +91,12 @@ void check_userns_cause(int err, const char *step, char *buf, size_t len)
 	int at_unshare = !strncmp(step, "unshare", 7);
 	long v;
 
-	if (check_read_long(KNOB_DEBIAN, &v) == 0 && v == 0)
+	if (file_read_long(KNOB_DEBIAN, &v) == 0 && v == 0)
 		snprintf(buf, len,
 			 "kernel.unprivileged_userns_clone is 0 "
 			 "(Debian/Ubuntu kernel knob); fix: sudo sysctl -w "
 			 "kernel.unprivileged_userns_clone=1");
-	else if (check_read_long(KNOB_MAX, &v) == 0 && v == 0)
+	else if (file_read_long(KNOB_MAX, &v) == 0 && v == 0)
 		snprintf(buf, len,
 			 "user.max_user_namespaces is 0 (user "
 			 "namespaces disabled); fix: sudo sysctl -w "
@@ -113,7 +114,7 @@ void check_userns_cause(int err, const char *step, char *buf, size_t len)
 			 "the limit of user namespaces is reached "
 			 "(user.max_user_namespaces is %ld); fix: sudo sysctl "
 			 "-w user.max_user_namespaces=15000",
-			 check_read_long(KNOB_MAX, &v) == 0 ? v : -1L);
+			 file_read_long(KNOB_MAX, &v) == 0 ? v : -1L);
 	else if (at_unshare && check_seccomp_mode() == 2)
 		snprintf(buf, len,
 			 "this process runs under a seccomp filter "
@@ -123,7 +124,7 @@ void check_userns_cause(int err, const char *step, char *buf, size_t len)
 			 "that allows unshare and clone with namespace flags "
 			 "(docker/podman: --security-opt seccomp=unconfined, "
 			 "or a custom profile)");
-	else if (check_read_long(KNOB_APPARMOR, &v) == 0 && v == 1)
+	else if (file_read_long(KNOB_APPARMOR, &v) == 0 && v == 1)
 		snprintf(buf, len,
 			 "kernel.apparmor_restrict_unprivileged_userns "
 			 "is 1: AppArmor lets the namespace be created but "
@@ -206,7 +207,7 @@ static int probe_ns(struct probe_out *o, const struct nsinfo *ns)
 	e = errno;
 	snprintf(knob, sizeof(knob), "/proc/sys/user/max_%s_namespaces",
 		 ns->kind);
-	check_read_long(knob, &v);
+	file_read_long(knob, &v);
 	if (e == EINVAL)
 		return probe_set(o, 0,
 				 "unshare(%s) failed: %s: the kernel is built "

@@ -12,6 +12,7 @@
 
 #include "mnt/internal.h"
 #include "mnt/sys.h"
+#include "util/file.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -110,26 +111,9 @@ int mnt_write_maps(struct diag *d, int procfd, pid_t pid,
 /* -1 when the sysctl does not exist or cannot be read. */
 static long sysctl_value(const char *path)
 {
-	char buf[32];
-	long v = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	long v;
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n > 0) {
-		char *end;
-
-		/* strtol, not sscanf: keeps scanf's 10 KiB out of the binary
-		 * that pid 1 maps. */
-		buf[n] = '\0';
-		v = strtol(buf, &end, 10);
-		if (end == buf)
-			v = -1;
-	}
-	return v;
+	return file_read_long(path, &v) == 0 ? v : -1;
 }
 
 void mnt_hint_userns(struct diag *d, int err, const char *what)

@@ -1,11 +1,9 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "proc/proc.h"
-#include "util/num.h"
+#include "util/file.h"
 
 /* "unlimited" or the number, into a caller's buffer. */
 static const char *rlim_str(char *buf, size_t len, rlim_t v)
@@ -17,28 +15,14 @@ static const char *rlim_str(char *buf, size_t len, rlim_t v)
 	return buf;
 }
 
-/* The kernel's ceiling for nofile; the largest value when unreadable.
- * read and num_u64, not stdio's scanf (several KiB of code). */
+/* The kernel's ceiling for nofile; the largest value when unreadable. */
 static rlim_t nr_open(void)
 {
-	int fd = openat(AT_FDCWD, "/proc/sys/fs/nr_open",
-			O_RDONLY | O_CLOEXEC);
-	char buf[32];
-	uint64_t v = 0;
-	ssize_t n = -1;
+	long v;
 
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0 && buf[n - 1] == '\n')
-		n--;
-	if (n > 0) {
-		buf[n] = '\0';
-		if (num_u64(buf, &v))
-			v = 0;
-	}
-	return v ? (rlim_t)v : RLIM_INFINITY;
+	return file_read_long("/proc/sys/fs/nr_open", &v) == 0 && v > 0
+		       ? (rlim_t)v
+		       : RLIM_INFINITY;
 }
 
 static int one(struct diag *d, const struct rlimit_op *op)
