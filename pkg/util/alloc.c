@@ -162,8 +162,8 @@ static void *alloc(size_t n, int zero)
 	c = class_of(n + sizeof(*b));
 	take();
 	if ((b = freelist[c])) {
+		/* fresh is 0 already: cleared when it was first handed out */
 		freelist[c] = *(struct block **)(b + 1);
-		b->fresh = 0;
 	} else if ((b = carve((size_t)1 << c))) {
 		b->cls = c;
 		b->fresh = 1;
