@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 			diag_exit(&d);
 		}
 	if (chain_args_done(&d, &c, argc, argv) < 0 ||
-	    chain_load_plan(&d, &c, &plan, 0) < 0)
+	    chain_load_plan(&d, &c, &plan, PARSE_SKIP_SECCOMP) < 0)
 		diag_exit(&d);
 	o.chain = c.plan_fd >= 0;
 	o.plan_fd = c.plan_fd;

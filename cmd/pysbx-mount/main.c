@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 		if (chain_opt(&d, &c, opt, optarg) <= 0)
 			diag_exit(&d);
 	if (chain_args_done(&d, &c, argc, argv) < 0 ||
-	    chain_load_plan(&d, &c, &plan, 0) < 0)
+	    chain_load_plan(&d, &c, &plan, PARSE_SKIP_SECCOMP) < 0)
 		diag_exit(&d);
 	/* Parse once: a later pysbx step gets this plan, sealed. */
 	if (c.plan_fd < 0 && c.policy &&

@@ -128,7 +128,7 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to allocate the plan");
 	if (c->plan_fd >= 0)
-		return plan_read_fd(d, c->plan_fd, p);
+		return plan_read_fd(d, c->plan_fd, p, parse_flags);
 	if (!c->policy)
 		return 0;
 	if (policy_parse_file(p, c->policy, &c->vars, parse_flags, e) < 0) {
@@ -178,7 +178,7 @@ int plan_seal(struct diag *d, const struct plan *p)
 	return fd;
 }
 
-int plan_read_fd(struct diag *d, int fd, struct plan *p)
+int plan_read_fd(struct diag *d, int fd, struct plan *p, unsigned flags)
 {
 	struct perr *e = &perr;
 	struct stat st;
@@ -221,7 +221,7 @@ int plan_read_fd(struct diag *d, int fd, struct plan *p)
 					 "unable to read --plan-fd %d", fd);
 		off += (size_t)r;
 	}
-	if (policy_parse_plan_inplace(p, buf, off, e) < 0)
+	if (policy_parse_plan_inplace(p, buf, off, flags, e) < 0)
 		return diag_fail(d, EXIT_USAGE, 0, "malformed plan on fd %d: %s",
 				 fd, e->n ? e->msg[0] : "?");
 	return 0;

@@ -68,7 +68,9 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
 /* Get the plan: read it from --plan-fd, or parse -p's policy (errors are
  * printed, code 100) and check that it can be trusted (pkg/trust, unless
  * --allow-untrusted), or start from an empty plan (neither given). Also
- * validates --report-fd and sets d->report_fd. 0 or -1. */
+ * validates --report-fd and sets d->report_fd. parse_flags: PARSE_*; a
+ * plan from --plan-fd takes only PARSE_SKIP_SECCOMP of them, a policy
+ * ignores that one. 0 or -1. */
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);
 
@@ -83,8 +85,9 @@ int plan_seal(struct diag *d, const struct plan *p);
 
 /* Read a plan from a sealed memfd made by plan_seal: refuses an fd that is
  * not sealed against writes, shrinking and growing, or whose text is not a
- * complete plan. Marks the fd close-on-exec. 0 or -1 (code 100). */
-int plan_read_fd(struct diag *d, int fd, struct plan *p);
+ * complete plan. Marks the fd close-on-exec. flags: PARSE_SKIP_SECCOMP or
+ * 0. 0 or -1 (code 100). */
+int plan_read_fd(struct diag *d, int fd, struct plan *p, unsigned flags);
 
 /* Is argv0 a pysbx step that takes --plan-fd (by basename)? */
 int chain_is_step(const char *argv0);

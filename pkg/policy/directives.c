@@ -995,6 +995,8 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 {
 	struct sc_cond *cd = NULL;
 	struct sc_rule *r;
+	uint64_t bit;
+	bool known;
 	int nr;
 
 	if (sc_syscall_resolve(name, &nr)) {
@@ -1024,8 +1026,13 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 	for (int i = 0; i < ncond; i++)
 		if (sc_cond(c, pos, &cond[i], &cd[i]))
 			return -1;
-	/* Two unconditional rules for one syscall would contradict. */
-	for (size_t i = 0; !ncond && i < c->p->nsc; i++)
+	/* Two unconditional rules for one syscall would contradict. The
+	 * search (a plan has hundreds of rules, each parse of every step
+	 * went through it) only for a syscall that has one already. */
+	known = nr >= 0 && nr < 1024;
+	bit = known ? (uint64_t)1 << (nr % 64) : 0;
+	for (size_t i = 0; !ncond && (!known || (c->uncond[nr / 64] & bit)) &&
+			   i < c->p->nsc; i++)
 		if (c->p->sc[i].nr == nr && !c->p->sc[i].ncond &&
 		    (c->p->sc[i].act != act || c->p->sc[i].err != err)) {
 			perr_at(c, pos, col,
@@ -1034,7 +1041,9 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 				c->p->sc[i].pos.line);
 			return -1;
 		}
-	r->name = name;	/* a word of the line or preset, in the arena */
+	if (!ncond && known)
+		c->uncond[nr / 64] |= bit;
+	r->name = name;	/* a word of the line (arena) or a preset's (static) */
 	r->nr = nr;
 	r->cond = cd;
 	r->act = act;
@@ -1053,9 +1062,24 @@ static void sc_preset_item(struct ctx *c, const struct pos *pos, unsigned col,
 {
 	struct tok t[SC_MAX_COND + 2];
 	char buf[256], *save = NULL, *w;
+	size_t len = strlen(item);
 	int n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", item);
+	/* A bare name (most items): the preset's own string is the rule's
+	 * name, as sc_item keeps it (read-only, static). */
+	if (!memchr(item, ' ', len)) {
+		if (ncond > SC_MAX_COND)
+			perr_at(c, pos, col, "more than %d conditions",
+				SC_MAX_COND);
+		else
+			sc_item(c, pos, col, item, cond, ncond, act, err);
+		return;
+	}
+	if (len >= sizeof(buf)) {
+		perr_at(c, pos, col, "preset item too long");
+		return;
+	}
+	memcpy(buf, item, len + 1);
 	for (w = strtok_r(buf, " ", &save); w && n < SC_MAX_COND + 1;
 	     w = strtok_r(NULL, " ", &save)) {
 		t[n].s = arena_strdup(c->a, w);

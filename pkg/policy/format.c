@@ -15,6 +15,10 @@ struct out {
 	char *s;
 	size_t n, cap;
 	int oom;
+	/* The last position's file, already written quoted at s + fq (fqn
+	 * bytes): the next line from the same file copies it. */
+	const char *file;
+	size_t fq, fqn;
 };
 
 static void grow(struct out *o, size_t more)
@@ -45,6 +49,36 @@ static void put(struct out *o, const char *s, size_t n)
 	if (o->oom)
 		return;
 	memcpy(o->s + o->n, s, n);
+	o->n += n;
+	o->s[o->n] = '\0';
+}
+
+static void str(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+/* v in base 10 or 16 (lower case), as printf's %llu and %llx. A plan's
+ * hundreds of numbers and words went through vsnprintf: formatting was
+ * over half of the guard's instructions before the first exec. */
+static void unum(struct out *o, unsigned long long v, unsigned base)
+{
+	char b[24], *e = b + sizeof(b), *d = e;
+
+	do {
+		*--d = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	put(o, d, (size_t)(e - d));
+}
+
+/* Bytes of s written earlier at off, again at the end. */
+static void again(struct out *o, size_t off, size_t n)
+{
+	grow(o, n);
+	if (o->oom)
+		return;
+	memcpy(o->s + o->n, o->s + off, n);
 	o->n += n;
 	o->s[o->n] = '\0';
 }
@@ -83,13 +117,27 @@ static void add(struct out *o, const char *fmt, ...)
 
 /* A word: bare when it holds only safe characters, else double-quoted
  * with every special byte escaped ($ always, so "${" never reappears). */
-static void quoted(struct out *o, const char *s)
+static size_t bare_len(const char *s)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
 				   "NOPQRSTUVWXYZ0123456789/_.,:=+-@%^!<>&";
-	size_t len = strlen(s), run;
+	static unsigned char is_safe[256];
+	size_t n = 0;
 
-	if (*s && strspn(s, safe) == len && s[0] != '#') {
+	/* strspn builds this table at every call. */
+	if (!is_safe['a'])
+		for (const char *c = safe; *c; c++)
+			is_safe[(unsigned char)*c] = 1;
+	while (is_safe[(unsigned char)s[n]])
+		n++;
+	return n;
+}
+
+static void quoted(struct out *o, const char *s)
+{
+	size_t len = bare_len(s), run;
+
+	if (*s && !s[len] && s[0] != '#') {
 		put(o, s, len);
 		return;
 	}
@@ -149,12 +197,22 @@ static void line(struct out *o, int with_pos, const struct pos *pos,
 		 const char *kw)
 {
 	if (with_pos) {
-		add(o, "@");
-		quoted(o, pos->file);
-		add(o, ":%u:%u %s", pos->line, pos->col ? pos->col : 1, kw);
-	} else {
-		add(o, "%s", kw);
+		put(o, "@", 1);
+		if (pos->file == o->file) {
+			again(o, o->fq, o->fqn);
+		} else {
+			o->fq = o->n;
+			quoted(o, pos->file);
+			o->file = pos->file;
+			o->fqn = o->n - o->fq;
+		}
+		put(o, ":", 1);
+		unum(o, pos->line, 10);
+		put(o, ":", 1);
+		unum(o, pos->col ? pos->col : 1, 10);
+		put(o, " ", 1);
 	}
+	str(o, kw);
 }
 
 /* Where a scalar line came from: its directive, or the top file when the
@@ -177,15 +235,16 @@ static void action(struct out *o, enum sc_action a, int err)
 	const char *en;
 
 	switch (a) {
-	case SC_ALLOW: add(o, " allow"); break;
-	case SC_KILL: add(o, " kill"); break;
-	case SC_LOG: add(o, " log"); break;
-	case SC_TRAP: add(o, " trap"); break;
+	case SC_ALLOW: str(o, " allow"); break;
+	case SC_KILL: str(o, " kill"); break;
+	case SC_LOG: str(o, " log"); break;
+	case SC_TRAP: str(o, " trap"); break;
 	case SC_ERRNO:
 		en = errno_name(err);
-		if (en)
-			add(o, " errno=%s", en);
-		else
+		if (en) {
+			str(o, " errno=");
+			str(o, en);
+		} else
 			add(o, " errno=%d", err);
 		break;
 	}
@@ -247,16 +306,21 @@ static __attribute__((noinline)) void sc_rule(struct out *o, int wp,
 	action(o, r->act, r->err);
 	word(o, r->name);
 	if (r->ncond)
-		add(o, " if");
+		str(o, " if");
 	for (unsigned k = 0; k < r->ncond; k++) {
 		const struct sc_cond *cd = &r->cond[k];
 
-		add(o, " arg%u", cd->arg);
-		if (cd->op == SC_MASKED_EQ)
-			add(o, "&0x%llx", (unsigned long long)cd->mask);
-		add(o, "%s0x%llx", ops[cd->op], (unsigned long long)cd->value);
+		str(o, " arg");
+		unum(o, cd->arg, 10);
+		if (cd->op == SC_MASKED_EQ) {
+			str(o, "&0x");
+			unum(o, cd->mask, 16);
+		}
+		str(o, ops[cd->op]);
+		str(o, "0x");
+		unum(o, cd->value, 16);
 	}
-	add(o, "\n");
+	put(o, "\n", 1);
 }
 
 static void render(struct out *o, const struct plan *p, int wp)

@@ -2,6 +2,7 @@
 #ifndef PYSBX_POLICY_INTERNAL_H
 #define PYSBX_POLICY_INTERNAL_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "policy/policy.h"
@@ -40,6 +41,9 @@ struct ctx {
 	ino_t ino[PLAN_MAX_INCLUDE_DEPTH + 1];
 	struct pos scratch_use;		/* first ${SCRATCH}, line 0 if none */
 	int have_rl[64];		/* limit seen, by resource */
+	/* Syscall numbers below 1024 that have an unconditional rule: a
+	 * new one is searched for a contradiction only then (sc_item). */
+	uint64_t uncond[1024 / 64];
 };
 
 #define SCRATCH_PLACEHOLDER "/.pysbx-scratch-not-yet-created"

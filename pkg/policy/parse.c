@@ -303,6 +303,28 @@ static int plan_line(struct ctx *c, const struct pos *pos, struct tok *t,
 	return 0;
 }
 
+/* Most of a plan's lines are seccomp rules: a step that does not use
+ * them leaves them unread (PARSE_SKIP_SECCOMP), split into words or not.
+ * Not split: as plan_format writes them, "@FILE:LINE:COL seccomp ..."
+ * with a bare FILE (a quoted one may hold a space). */
+static int skip_line(const struct ctx *c, const struct tok *t, int n)
+{
+	return (c->flags & PARSE_SKIP_SECCOMP) && n >= 2 &&
+	       !strcmp(t[1].s, "seccomp");
+}
+
+static int skip_raw(const struct ctx *c, const char *s, size_t len)
+{
+	const char *sp;
+
+	if (!(c->flags & PARSE_SKIP_SECCOMP) || len < 2 || s[0] != '@' ||
+	    s[1] == '"')
+		return 0;
+	sp = memchr(s, ' ', len);
+	return sp && len - (size_t)(sp + 1 - s) >= 8 &&
+	       !memcmp(sp + 1, "seccomp ", 8);
+}
+
 /* In plan mode buf (len + 1 bytes) is the plan's own copy: lex_plain
  * splits its lines in place. */
 int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
@@ -324,6 +346,10 @@ int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 				"line is longer than %zu bytes", maxline);
 			return -1;
 		}
+		if (c->plan_mode && state == 1 && skip_raw(c, buf + off, ll)) {
+			off += ll + (nl ? 1 : 0);
+			continue;
+		}
 		if (c->plan_mode)
 			n = lex_plain((char *)buf + off, ll, t);
 		if (n < 0)
@@ -342,6 +368,8 @@ int parse_text(struct ctx *c, const char *file, const char *buf, size_t len)
 		}
 		else if (state == 1 && n == 1 && !strcmp(t[0].s, "end"))
 			state = 2;
+		else if (state == 1 && skip_line(c, t, n))
+			continue;
 		else if (state == 1)
 			plan_line(c, &pos, t, n);
 		else
@@ -499,7 +527,7 @@ char *plan_text_buf(struct plan *p, size_t len)
 /* buf: len + 1 bytes from plan_text_buf to split in place, or NULL to
  * copy src there first. */
 static int parse_plan(struct plan *p, char *buf, const char *src,
-		      size_t len, struct perr *e)
+		      size_t len, unsigned flags, struct perr *e)
 {
 	/* Static (and not const, which would put 1 KiB of zeros in every
 	 * binary): 1 KiB less stack. A plan has no variables (lex.c refuses
@@ -516,6 +544,7 @@ static int parse_plan(struct plan *p, char *buf, const char *src,
 	c.v = &none;
 	c.e = e;
 	c.plan_mode = 1;
+	c.flags = flags & PARSE_SKIP_SECCOMP;
 	if (!buf && (buf = plan_text_buf(p, len)))
 		memcpy(buf, src, len);
 	if (!buf)
@@ -534,13 +563,13 @@ static int parse_plan(struct plan *p, char *buf, const char *src,
 int policy_parse_plan(struct plan *p, const char *buf, size_t len,
 		      struct perr *e)
 {
-	return parse_plan(p, NULL, buf, len, e);
+	return parse_plan(p, NULL, buf, len, 0, e);
 }
 
 int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
-			      struct perr *e)
+			      unsigned flags, struct perr *e)
 {
-	return parse_plan(p, buf, NULL, len, e);
+	return parse_plan(p, buf, NULL, len, flags, e);
 }
 
 void perr_print(const struct perr *e, const char *prog, const char *file)

@@ -198,6 +198,10 @@ struct perr {
 /* Parse flags. */
 enum {
 	PARSE_NO_SCRATCH = 1 << 0, /* ${SCRATCH} is a placeholder (check/show) */
+	/* Plan text only: skip the seccomp lines, for a step that has no use
+	 * for them (pysbx-mount, pysbx-exec). pysbx-seccomp reads them all
+	 * and refuses a malformed one before the target runs. */
+	PARSE_SKIP_SECCOMP = 1 << 1,
 };
 
 /* The grace between TERM and KILL when neither the policy nor -k says
@@ -249,7 +253,7 @@ int policy_parse_plan(struct plan *p, const char *buf, size_t len,
  * splits it in place and p's strings point into it. */
 char *plan_text_buf(struct plan *p, size_t len);
 int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
-			      struct perr *e);
+			      unsigned flags, struct perr *e);
 
 /* Print every recorded error to stderr, then a summary line
  * "prog: N errors in FILE; nothing was started". */

@@ -380,7 +380,7 @@ static void long_plan_lines(void)
 			 &v, 0, &e);
 	fd = plan_seal(&d, &p);
 	plan_init(&q);
-	ok(!e.total && fd >= 0 && plan_read_fd(&d, fd, &q) == 0 &&
+	ok(!e.total && fd >= 0 && plan_read_fd(&d, fd, &q, 0) == 0 &&
 		   q.nfs == 1 && strlen(q.fs[0].src) == 12000,
 	   "a 12000-byte expanded word (a 24 KiB plan line) round-trips");
 	plan_free(&p);
@@ -425,7 +425,7 @@ static void round_trip(void)
 	ok(fd >= 0, "the plan is sealed in a memfd");
 	ok(write(fd, "x", 1) < 0, "the sealed memfd refuses writes");
 	plan_init(&q);
-	ok(plan_read_fd(&d, fd, &q) == 0, "the plan reads back: %s", d.msg);
+	ok(plan_read_fd(&d, fd, &q, 0) == 0, "the plan reads back: %s", d.msg);
 	b = plan_format(&q, &lb);
 	ok(a && b && la == lb && !memcmp(a, b, la),
 	   "the plan round-trips through the memfd unchanged");
@@ -446,20 +446,20 @@ static void round_trip(void)
 	if (write(fd, a, (size_t)(w - a)) < 0)
 		diag("write");
 	plan_init(&q);
-	ok(plan_read_fd(&d, fd, &q) < 0 &&
+	ok(plan_read_fd(&d, fd, &q, 0) < 0 &&
 		   strstr(d.msg, "is not sealed against writes"),
 	   "an unsealed plan fd is refused: %s", d.msg);
 	plan_free(&q);
 	fcntl(fd, F_ADD_SEALS,
 	      F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE);
 	plan_init(&q);
-	ok(plan_read_fd(&d, fd, &q) < 0 && strstr(d.msg, "truncated"),
+	ok(plan_read_fd(&d, fd, &q, 0) < 0 && strstr(d.msg, "truncated"),
 	   "a plan without its trailer is refused: %s", d.msg);
 	plan_free(&q);
 	close(fd);
 	fd = open("/dev/null", O_RDONLY);
 	plan_init(&q);
-	ok(plan_read_fd(&d, fd, &q) < 0 && strstr(d.msg, "not a sealed memfd"),
+	ok(plan_read_fd(&d, fd, &q, 0) < 0 && strstr(d.msg, "not a sealed memfd"),
 	   "a plan fd that is not a memfd is refused: %s", d.msg);
 	plan_free(&q);
 	close(fd);
@@ -530,6 +530,84 @@ static void plan_reader(void)
 	free(many);
 }
 
+/* Two unconditional rules on one syscall with different actions
+ * contradict, wherever they come from; a conditional rule never does. */
+static void seccomp_conflicts(void)
+{
+	REJECT("seccomp errno=EPERM read\nseccomp kill read\n",
+	       "t.policy:2:14: error: syscall 'read' already has a different "
+	       "rule at t.policy:1");
+	ACCEPT("seccomp kill read\nseccomp kill read\n");
+	ACCEPT("seccomp kill ioctl if arg1==1\nseccomp errno=EPERM ioctl\n");
+	ACCEPT("seccomp errno=EPERM ioctl\nseccomp kill ioctl if arg1==1\n");
+	REJECT("seccomp errno=EPERM @mount\nseccomp allow fsopen\n",
+	       "t.policy:2:15: error: syscall 'fsopen' already has a different "
+	       "rule at t.policy:1");
+	REJECT("seccomp allow mount\nseccomp errno=EPERM @mount\n",
+	       "t.policy:2:21: error: syscall 'mount' already has a different "
+	       "rule at t.policy:1");
+	/* No number on this ABI: still compared, by name's number. */
+	REJECT("seccomp kill vm86\nseccomp errno=EPERM vm86\n",
+	       "t.policy:2:21: error: syscall 'vm86' already has a different "
+	       "rule at t.policy:1");
+	/* read (0) and semget (64), write (1) and semop (65): one bit
+	 * position in different words of a bitmap must not collide. */
+	ACCEPT("seccomp kill read\nseccomp errno=EPERM semget\n"
+	       "seccomp kill write\nseccomp allow semop\n");
+	REJECT("seccomp kill semop\nseccomp kill write\nseccomp allow semop\n",
+	       "t.policy:3:15: error: syscall 'semop' already has a different "
+	       "rule at t.policy:1");
+}
+
+/* pysbx-mount and pysbx-exec skip a plan's seccomp lines; pysbx-seccomp
+ * (flags 0) reads every one and refuses a bad one. */
+static int read_plan(const char *text, unsigned flags, struct plan *p)
+{
+	size_t len = strlen(text);
+	char *buf;
+
+	plan_init(p);
+	buf = plan_text_buf(p, len);
+	memcpy(buf, text, len);
+	return policy_parse_plan_inplace(p, buf, len, flags, &e);
+}
+
+static void plan_skip_seccomp(void)
+{
+	/* The second file is quoted, so its lines go through the lexer. */
+	static const char *const texts[] = {
+		PLAN_HEAD "@t.policy:2:1 seccomp default errno=EPERM\n"
+		"@t.policy:3:1 seccomp allow read\n"
+		"@t.policy:4:1 seccomp frobnicate write\n"
+		"@t.policy:5:1 hostname box\nend\n",
+		PLAN_HEAD "@\"t p.policy\":2:1 seccomp default errno=EPERM\n"
+		"@\"t p.policy\":4:1 seccomp frobnicate write\n"
+		"@t.policy:5:1 hostname box\nend\n",
+	};
+	struct plan p;
+	char *bad;
+
+	for (int i = 0; i < 2; i++) {
+		ok(read_plan(texts[i], 0, &p) < 0 && e.n &&
+			   strstr(e.msg[0], i ? "t p.policy:4:1" : "t.policy:4:1"),
+		   "read whole, a malformed seccomp line is refused (%s file): "
+		   "%s", i ? "quoted" : "bare", e.n ? e.msg[0] : "accepted");
+		plan_free(&p);
+		ok(read_plan(texts[i], PARSE_SKIP_SECCOMP, &p) == 0 &&
+			   p.nsc == 0 && !p.sc_set && p.hostname &&
+			   !strcmp(p.hostname, "box"),
+		   "skipped, the seccomp lines are not read and the rest is "
+		   "(%s file)", i ? "quoted" : "bare");
+		plan_free(&p);
+	}
+	bad = strdup(texts[0]);
+	memcpy(strstr(bad, "hostname box"), "hostname b x", 12);
+	ok(read_plan(bad, PARSE_SKIP_SECCOMP, &p) < 0,
+	   "skipping seccomp lines, any other malformed line is refused");
+	plan_free(&p);
+	free(bad);
+}
+
 int main(void)
 {
 	rejections();
@@ -540,5 +618,7 @@ int main(void)
 	long_plan_lines();
 	too_many_defines();
 	plan_reader();
+	seccomp_conflicts();
+	plan_skip_seccomp();
 	return done_testing();
 }
