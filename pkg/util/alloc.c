@@ -74,13 +74,13 @@ static void give(void)
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 
+/* The smallest c >= MIN_SHIFT with 2^c >= n (n > 1: it counts the
+ * header). */
 static unsigned class_of(size_t n)
 {
-	unsigned c = MIN_SHIFT;
+	unsigned c = 64 - (unsigned)__builtin_clzl(n - 1);
 
-	while (c < NCLASS && ((size_t)1 << c) < n)
-		c++;
-	return c;
+	return c < MIN_SHIFT ? MIN_SHIFT : c;
 }
 
 /* Caller holds the lock. The block p..cur was just carved: when it ends
@@ -173,8 +173,9 @@ static void *alloc(size_t n, int zero)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* What calloc promises: n bytes, not the class's whole size. */
 	if (zero && !b->fresh)
-		memset(b + 1, 0, ((size_t)1 << c) - sizeof(*b));
+		memset(b + 1, 0, n);
 	b->fresh = 0;
 	return b + 1;
 }
