@@ -690,24 +690,12 @@ static void d_keepfd(struct ctx *c, const struct pos *pos, struct tok *t,
 	}
 }
 
-static int env_name_ok(const char *s, size_t n)
-{
-	if (!n || (s[0] >= '0' && s[0] <= '9'))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9')))
-			return 0;
-	return 1;
-}
-
 static void env_add(struct ctx *c, const struct pos *pos, const struct tok *t,
 		    const char *name, size_t nl, const char *value)
 {
 	struct env_op *e;
 
-	if (!env_name_ok(name, nl)) {
+	if (!ident_ok(name, nl)) {
 		perr_at(c, pos, t->col,
 			"environment name '%.*s' must be letters, digits and "
 			"'_', not starting with a digit", (int)nl, name);

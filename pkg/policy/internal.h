@@ -48,6 +48,9 @@ struct ctx {
 
 #define SCRATCH_PLACEHOLDER "/.pysbx-scratch-not-yet-created"
 
+/* A variable or environment name: [A-Za-z_][A-Za-z0-9_]*, n bytes. */
+int ident_ok(const char *s, size_t n);
+
 /* Record "file:line:col: error: ..." (up to the cap). */
 void perr_at(struct ctx *c, const struct pos *pos, unsigned col,
 	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -64,9 +64,9 @@ void plan_free(struct plan *p)
 	p->arena = NULL;
 }
 
-static int valid_name(const char *s, size_t n)
+int ident_ok(const char *s, size_t n)
 {
-	if (!n || n > 64 || (s[0] >= '0' && s[0] <= '9'))
+	if (!n || (s[0] >= '0' && s[0] <= '9'))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') ||
@@ -100,7 +100,7 @@ int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen)
 			 arg);
 		return -1;
 	}
-	if (!valid_name(arg, (size_t)(eq - arg))) {
+	if (eq - arg > 64 || !ident_ok(arg, (size_t)(eq - arg))) {
 		snprintf(err, errlen,
 			 "-D '%.*s': a variable name is letters, digits and "
 			 "'_', not starting with a digit",
