@@ -68,6 +68,9 @@ int lex_line(struct ctx *c, const struct pos *pos, const char *line,
  * having changed nothing, when the line needs lex_line: quotes, escapes,
  * '$', '#', tabs, control bytes, too many or too long words. */
 int lex_plain(char *line, size_t len, struct tok *t);
+/* How many of s's first len bytes form a bare plan word (as lex_plain
+ * splits them). */
+size_t lex_bare_run(const char *s, size_t len);
 
 /* Room for element n of arr (capacity *cap, elements of size bytes):
  * returns arr or a larger copy in the arena, NULL when out of memory. */

@@ -293,6 +293,15 @@ static const unsigned char not_bare[256] = {
 	[0x7f] = 1,
 };
 
+size_t lex_bare_run(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && !not_bare[(unsigned char)s[i]])
+		i++;
+	return i;
+}
+
 int lex_plain(char *line, size_t len, struct tok *t)
 {
 	size_t i = 0, start;

@@ -305,8 +305,9 @@ static int plan_line(struct ctx *c, const struct pos *pos, struct tok *t,
 
 /* Most of a plan's lines are seccomp rules: a step that does not use
  * them leaves them unread (PARSE_SKIP_SECCOMP), split into words or not.
- * Not split: as plan_format writes them, "@FILE:LINE:COL seccomp ..."
- * with a bare FILE (a quoted one may hold a space). */
+ * Not split: as plan_format writes them, a bare position word, one space
+ * and "seccomp ": then every lexer's first two words are those (a quoted
+ * position, or a quote inside it, goes through the lexer first). */
 static int skip_line(const struct ctx *c, const struct tok *t, int n)
 {
 	return (c->flags & PARSE_SKIP_SECCOMP) && n >= 2 &&
@@ -315,14 +316,12 @@ static int skip_line(const struct ctx *c, const struct tok *t, int n)
 
 static int skip_raw(const struct ctx *c, const char *s, size_t len)
 {
-	const char *sp;
+	size_t n;
 
-	if (!(c->flags & PARSE_SKIP_SECCOMP) || len < 2 || s[0] != '@' ||
-	    s[1] == '"')
+	if (!(c->flags & PARSE_SKIP_SECCOMP) || !len || s[0] != '@')
 		return 0;
-	sp = memchr(s, ' ', len);
-	return sp && len - (size_t)(sp + 1 - s) >= 8 &&
-	       !memcmp(sp + 1, "seccomp ", 8);
+	n = lex_bare_run(s, len);
+	return len - n >= 9 && !memcmp(s + n, " seccomp ", 9);
 }
 
 /* In plan mode buf (len + 1 bytes) is the plan's own copy: lex_plain

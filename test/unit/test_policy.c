@@ -600,6 +600,14 @@ static void plan_skip_seccomp(void)
 		   "(%s file)", i ? "quoted" : "bare");
 		plan_free(&p);
 	}
+	/* A quote inside the position word: its first space is quoted, so
+	 * the words after it are not "seccomp ...". */
+	ok(read_plan(PLAN_HEAD "@a\"b seccomp x\":1:1 hostname box\nend\n",
+		     PARSE_SKIP_SECCOMP, &p) == 0 && p.hostname &&
+		   !strcmp(p.hostname, "box"),
+	   "a line whose quoted position holds \" seccomp \" is read, not "
+	   "skipped");
+	plan_free(&p);
 	bad = strdup(texts[0]);
 	memcpy(strstr(bad, "hostname box"), "hostname b x", 12);
 	ok(read_plan(bad, PARSE_SKIP_SECCOMP, &p) < 0,
