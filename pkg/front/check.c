@@ -18,6 +18,7 @@
 
 #include "front/check.h"
 #include "front/front.h"
+#include "util/file.h"
 #include "util/names.h"
 
 #define PROBE_SECONDS 10 /* a probe that takes longer is broken */
@@ -74,34 +75,6 @@ int probe_set(struct probe_out *o, int ok, const char *fmt, ...)
 	return ok;
 }
 
-/* "Seccomp: N" as sscanf(line, "Seccomp: %d") reads it, by hand: the
- * scanf family brings 10 KiB of code (float scanning among it) into the
- * front door, whose text pages are all resident in every guard. */
-static int seccomp_line(const char *line)
-{
-	char *end;
-	long v;
-
-	if (strncmp(line, "Seccomp:", 8))
-		return -1;
-	v = strtol(line + 8, &end, 10);
-	return end == line + 8 ? -1 : (int)v;
-}
-
-int check_seccomp_mode(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	int mode = -1;
-
-	if (!f)
-		return -1;
-	while (mode < 0 && fgets(line, sizeof(line), f))
-		mode = seccomp_line(line);
-	fclose(f);
-	return mode;
-}
-
 const char *check_mount_dir(void)
 {
 	struct stat st;
@@ -123,6 +96,18 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 		got += (size_t)n;
 	}
 	return (ssize_t)got;
+}
+
+int check_seccomp_mode(void)
+{
+	/* The status text is about 1.5 KiB, "Seccomp:" near its end. */
+	char buf[4096];
+	uint64_t mode;
+
+	if (file_read_at(AT_FDCWD, "/proc/self/status", buf, sizeof(buf)) <= 0 ||
+	    file_status_num(buf, "Seccomp", 10, &mode) < 0)
+		return -1;
+	return (int)mode;
 }
 
 /* Why a child sent no result: its exit status in words. */

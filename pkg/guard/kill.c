@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "guard/guard.h"
+#include "util/file.h"
 
 /* Unified numbers (the same on every architecture), for older headers. */
 #ifndef SYS_pidfd_send_signal
@@ -37,18 +38,10 @@ struct proc {
 static int read_stat(int procfd, pid_t pid, struct proc *p)
 {
 	char path[32], buf[1024], *s, *end;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%d/stat", (int)pid);
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file_read_at(procfd, path, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: the last ')' ends it. */
 	s = strrchr(buf, ')');
 	if (!s || s[1] != ' ' || !s[2])

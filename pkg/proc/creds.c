@@ -14,6 +14,7 @@
 #include <linux/securebits.h>
 
 #include "proc/proc.h"
+#include "util/file.h"
 
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT 47
@@ -47,32 +48,6 @@ const char *proc_cap_name(int cap)
 	return buf;
 }
 
-/* "Name:\tVALUE" in a /proc status text: the value's start, or NULL. */
-static const char *status_field(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ?
-	     p + 1 : NULL)
-		if (!strncmp(p, name, n) && p[n] == ':')
-			return p + n + 1;
-	return NULL;
-}
-
-/* A field's number (base 10 or 16), which must end its line. */
-static int status_num(const char *text, const char *name, int base,
-		      uint64_t *v)
-{
-	const char *p = status_field(text, name);
-	char *end;
-
-	if (!p)
-		return -1;
-	errno = 0;
-	*v = strtoull(p, &end, base);
-	return errno || end == p || *end != '\n' ? -1 : 0;
-}
-
 int proc_status_read(struct proc_status *s)
 {
 	/* One page: the status text is about 1.5 KiB (CapAmb about 1.1
@@ -104,12 +79,12 @@ int proc_status_read(struct proc_status *s)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if (status_num(buf, "SigIgn", 16, &s->sigign) < 0 ||
-	    status_num(buf, "SigCgt", 16, &s->sigcgt) < 0 ||
-	    status_num(buf, "CapBnd", 16, &s->bnd) < 0 ||
-	    status_num(buf, "CapAmb", 16, &s->amb) < 0 ||
+	if (file_status_num(buf, "SigIgn", 16, &s->sigign) < 0 ||
+	    file_status_num(buf, "SigCgt", 16, &s->sigcgt) < 0 ||
+	    file_status_num(buf, "CapBnd", 16, &s->bnd) < 0 ||
+	    file_status_num(buf, "CapAmb", 16, &s->amb) < 0 ||
 	    /* Our own status, not another process's bound over it. */
-	    status_num(buf, "Pid", 10, &pid) < 0 ||
+	    file_status_num(buf, "Pid", 10, &pid) < 0 ||
 	    pid != (uint64_t)getpid())
 		return -1;
 	return 0;

@@ -6,10 +6,10 @@
 
 #include "util/file.h"
 
-int file_read_line(const char *path, char *buf, size_t len)
+ssize_t file_read_at(int dirfd, const char *path, char *buf, size_t len)
 {
 	/* openat, not open: musl's open adds an fcntl for O_CLOEXEC. */
-	int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC), e;
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC), e;
 	ssize_t n;
 
 	if (fd < 0)
@@ -22,6 +22,13 @@ int file_read_line(const char *path, char *buf, size_t len)
 		return -1;
 	}
 	buf[n] = '\0';
+	return n;
+}
+
+int file_read_line(const char *path, char *buf, size_t len)
+{
+	if (file_read_at(AT_FDCWD, path, buf, len) < 0)
+		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
@@ -41,4 +48,29 @@ int file_read_long(const char *path, long *val)
 	}
 	*val = v;
 	return 0;
+}
+
+/* "Name:" at a line's start: the value's start, or NULL. */
+static const char *status_field(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ?
+	     p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ':')
+			return p + n + 1;
+	return NULL;
+}
+
+int file_status_num(const char *text, const char *name, int base,
+		    uint64_t *v)
+{
+	const char *p = status_field(text, name);
+	char *end;
+
+	if (!p)
+		return -1;
+	errno = 0;
+	*v = strtoull(p, &end, base);
+	return errno || end == p || *end != '\n' ? -1 : 0;
 }
