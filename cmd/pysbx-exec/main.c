@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 	struct plan plan;
 	char **envp;
 	pid_t child;
+	unsigned skip;
 	int opt;
 
 	chain_init(&c, USAGE);
@@ -36,8 +37,11 @@ int main(int argc, char **argv)
 					  "(usage: %s)", USAGE);
 			diag_exit(&d);
 		}
-	if (chain_args_done(&d, &c, argc, argv) < 0 ||
-	    chain_load_plan(&d, &c, &plan, PARSE_SKIP_SECCOMP) < 0)
+	if (chain_args_done(&d, &c, argc, argv) < 0)
+		diag_exit(&d);
+	/* The seccomp lines are pysbx-seccomp's to read, if it comes. */
+	skip = chain_seccomp_follows("exec", c.next) ? PARSE_SKIP_SECCOMP : 0;
+	if (chain_load_plan(&d, &c, &plan, skip) < 0)
 		diag_exit(&d);
 	o.chain = c.plan_fd >= 0;
 	o.plan_fd = c.plan_fd;

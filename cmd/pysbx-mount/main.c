@@ -17,6 +17,7 @@ int main(int argc, char **argv)
 	struct mnt_ctx m;
 	struct chain c;
 	struct plan plan;
+	unsigned skip;
 	int opt, r;
 
 	memset(&m, 0, sizeof(m));
@@ -32,8 +33,11 @@ int main(int argc, char **argv)
 				  NULL)) != -1)
 		if (chain_opt(&d, &c, opt, optarg) <= 0)
 			diag_exit(&d);
-	if (chain_args_done(&d, &c, argc, argv) < 0 ||
-	    chain_load_plan(&d, &c, &plan, PARSE_SKIP_SECCOMP) < 0)
+	if (chain_args_done(&d, &c, argc, argv) < 0)
+		diag_exit(&d);
+	/* The seccomp lines are pysbx-seccomp's to read, if it comes. */
+	skip = chain_seccomp_follows("mount", c.next) ? PARSE_SKIP_SECCOMP : 0;
+	if (chain_load_plan(&d, &c, &plan, skip) < 0)
 		diag_exit(&d);
 	/* Parse once: a later pysbx step gets this plan, sealed. */
 	if (c.plan_fd < 0 && c.policy &&

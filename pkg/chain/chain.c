@@ -258,6 +258,41 @@ int chain_step_after(const char *stage, const char *argv0)
 	return step_rank(b + strlen("pysbx-")) > step_rank(stage);
 }
 
+int chain_takes_value(const char *opt)
+{
+	static const char *const with_value[] = {
+		"-p", "-D", "--policy", "--define", "--plan-fd", "--report-fd",
+		"--export", "--bpf", NULL,
+	};
+
+	for (const char *const *w = with_value; *w; w++)
+		if (!strcmp(opt, *w))
+			return 1;
+	return 0;
+}
+
+int chain_seccomp_follows(const char *stage, char **next)
+{
+	size_t i = 0;
+
+	while (next[i] && chain_step_after(stage, next[i])) {
+		stage = strrchr(next[i], '-') + 1;
+		if (!strcmp(stage, "seccomp"))
+			return 1;
+		/* Its options; then "--" or the first other word: the next
+		 * program (getopt's "+", as every step parses). */
+		for (i++; next[i] && next[i][0] == '-' && next[i][1]; i++) {
+			if (!strcmp(next[i], "--")) {
+				i++;
+				break;
+			}
+			if (chain_takes_value(next[i]) && next[i + 1])
+				i++;
+		}
+	}
+	return 0;
+}
+
 const char *chain_env_path(char *const envp[])
 {
 	for (size_t i = 0; envp && envp[i]; i++)

@@ -98,6 +98,19 @@ int chain_is_step(const char *argv0);
  * step, never passes them on, even to a target named "pysbx-exec". */
 int chain_step_after(const char *stage, const char *argv0);
 
+/* Does this option of a pysbx step take the next word as its value
+ * ("-p", "--plan-fd", ...)? */
+int chain_takes_value(const char *opt);
+
+/* Will pysbx-seccomp read the plan: is it among the pysbx steps next runs
+ * in turn after stage (each the program after the previous one's options
+ * and "--", each after the one before in the canonical chain)? A step
+ * before it may then leave the plan's seccomp lines unread
+ * (PARSE_SKIP_SECCOMP): pysbx-seccomp reads every one and refuses a
+ * malformed one before the target runs. Otherwise the whole plan is read,
+ * so that a malformed line is refused all the same. */
+int chain_seccomp_follows(const char *stage, char **next);
+
 /* Exec c->next with envp. A pysbx step that comes after d->stage (see
  * chain_step_after) gets `--plan-fd N --report-fd M` inserted after its
  * argv[0] and inherits both fds; any other program

@@ -119,20 +119,6 @@ static char *find_prog(const char *name, char **envp)
 	return strchr(name, '/') ? real_path(name) : search_path(name, envp);
 }
 
-/* Does an option of a pysbx step take the next word as its value? */
-static bool takes_value(const char *opt)
-{
-	static const char *const with_value[] = {
-		"-p", "-D", "--policy", "--define", "--plan-fd", "--report-fd",
-		"--export", "--bpf", NULL,
-	};
-
-	for (const char *const *w = with_value; *w; w++)
-		if (!strcmp(opt, *w))
-			return true;
-	return false;
-}
-
 /* The directories of the pysbx steps still to run: they must stay
  * reachable after pivot_root (docs/MOUNT.md). next[0] is replaced by its
  * real path, which is where it is bound inside. Only the later steps'
@@ -149,7 +135,7 @@ static void find_tooldirs(struct mnt_ctx *m)
 		unsigned k;
 
 		if (i > 0 && next[i][0] == '-') {
-			if (takes_value(next[i]) && next[i + 1])
+			if (chain_takes_value(next[i]) && next[i + 1])
 				i++;
 			continue;
 		}

@@ -199,8 +199,9 @@ struct perr {
 enum {
 	PARSE_NO_SCRATCH = 1 << 0, /* ${SCRATCH} is a placeholder (check/show) */
 	/* Plan text only: skip the seccomp lines, for a step that has no use
-	 * for them (pysbx-mount, pysbx-exec). pysbx-seccomp reads them all
-	 * and refuses a malformed one before the target runs. */
+	 * for them (pysbx-mount, pysbx-exec) when pysbx-seccomp follows it
+	 * (chain_seccomp_follows): that one reads them all and refuses a
+	 * malformed one before the target runs. */
 	PARSE_SKIP_SECCOMP = 1 << 1,
 };
 

@@ -124,7 +124,7 @@ if [[ $(id -u) == 0 ]]; then
 fi
 
 # ============================================================ unprivileged
-echo "1..66"
+echo "1..68"
 
 # --- rlimits ----------------------------------------------------------------
 # name, label in /proc/self/limits, soft, hard (clamped to the caller's hard)
@@ -351,6 +351,17 @@ run "$PROBE" seal "$p" -- "$EXEC" --report-fd 9 -- "$PROBE" env fds status 9>"$T
 same "with --plan-fd the plan is applied and neither chain fd reaches the target" \
 	"A=1 0 1 2 " "$(grep -v -e ^fd -e : "$T/out") $(fds)"
 has "... (umask from the plan)" $'Umask:\t0077' "$T/out"
+
+# A plan's seccomp lines are pysbx-seccomp's: pysbx-exec leaves them unread
+# only when pysbx-seccomp follows, which reads them all. Either way a
+# malformed one stops the chain before the target runs.
+printf 'pysbx-plan 1 t.policy\n@t.policy:1:1 seccomp frobnicate read\nend\n' >"$T/bad.plan"
+run "$PROBE" seal-text "$T/bad.plan" -- "$EXEC" -- "$PROBE" env
+same "a malformed seccomp line in a plan: refused when no pysbx-seccomp follows" \
+	"100 yes no" "$rc $(grep -q "unknown seccomp action 'frobnicate'" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
+run "$PROBE" seal-text "$T/bad.plan" -- "$EXEC" -- "$BIN/pysbx-seccomp" -- "$PROBE" env
+same "... and by pysbx-seccomp when it follows, before the target runs" \
+	"100 yes no" "$rc $(grep -q "pysbx-seccomp: .*unknown seccomp action 'frobnicate'" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
 
 # --- root of a user namespace: pysbx-exec drops what it holds ----------------
 # uid 0 with every capability of its namespace, CAP_SETPCAP included: the

@@ -22,6 +22,9 @@
  *   exec_probe seal POLICY [-D NAME=VALUE]... -- PROG [ARG]...
  *       resolve POLICY, seal the plan in a memfd and exec PROG (a pysbx
  *       step) with --plan-fd, as the chain does
+ *   exec_probe seal-text FILE -- PROG [ARG]...
+ *       the same with FILE's bytes as the plan, unparsed (a plan no guard
+ *       would make)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -219,6 +223,28 @@ static int seal(char **argv)
 	diag_exit(&d);
 }
 
+static int seal_text(char **argv)
+{
+	struct diag d = DIAG_INIT("exec_probe", "probe");
+	char buf[65536];
+	struct chain c;
+	FILE *f = fopen(argv[0], "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+
+	if (!f || ferror(f))
+		return 111;
+	fclose(f);
+	chain_init(&c, "exec_probe seal-text FILE -- PROG...");
+	c.next = rest(argv);
+	c.plan_fd = memfd_create("pysbx-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (c.plan_fd < 0 || write(c.plan_fd, buf, n) != (ssize_t)n ||
+	    fcntl(c.plan_fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK |
+		  F_SEAL_GROW | F_SEAL_WRITE) < 0)
+		return 111;
+	chain_exec(&d, &c, environ);
+	diag_exit(&d);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const all[] = { "ids", "cwd", "status", "prctl",
@@ -245,6 +271,8 @@ int main(int argc, char **argv)
 		return no_close_range(argv[2], argv + 3);
 	if (argc >= 3 && !strcmp(argv[1], "seal"))
 		return seal(argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "seal-text"))
+		return seal_text(argv + 2);
 	if (argc < 2)
 		for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 			section(all[i]);
