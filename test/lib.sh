@@ -17,6 +17,17 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 is() {
 	if [[ $1 == "$2" ]]; then ok "$3"; else not_ok "$3" "got:      $1" "expected: $2"; fi
 }
+# okrc STATUS DESC: passes when STATUS (a command's $?) is 0.
+okrc() { if [[ $1 == 0 ]]; then ok "$2"; else not_ok "$2" "exit status $1"; fi; }
+# same DESC EXPECTED ACTUAL: an exact comparison, the difference shown.
+same() {
+	if [[ $2 == "$3" ]]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed 's/^/# /'
+	fi
+}
 # check DESC COMMAND...: one assertion.
 check() {
 	local desc=$1

@@ -15,19 +15,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${PYSBX_BIN:-$here/build/bin}
 PYSBX=$BIN/pysbx
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-# same DESC EXPECTED ACTUAL: exact comparison, the difference shown on failure
-same() {
-	if [[ $2 == "$3" ]]; then
-		ok "$1"
-	else
-		fail "$1"
-		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed 's/^/# /'
-	fi
-}
+. "${PYSBX_TESTDIR:-$here/test}/lib.sh"
 # line_of FEATURE FILE: the output line of FEATURE
 line_of() { grep -E "^(ok|missing) +$1 " "$2"; }
 # says DESC FEATURE REGEX FILE: FEATURE's line matches the extended REGEX
@@ -37,8 +25,7 @@ says() {
 	if [[ $l =~ $3 ]]; then
 		ok "$1"
 	else
-		fail "$1"
-		echo "# expected /$3/, got: ${l:-no line for $2}"
+		not_ok "$1" "expected /$3/, got: ${l:-no line for $2}"
 	fi
 }
 

@@ -14,32 +14,13 @@ PROBE_DIR=${PYSBX_PROBE:-$here/build/test/probe}
 EXEC=$BIN/pysbx-exec
 PROBE=$PROBE_DIR/exec_probe
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-# check DESC COMMAND...
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else fail "$d"; fi
-}
-# same DESC EXPECTED ACTUAL: exact comparison, the difference shown on failure
-same() {
-	if [[ $2 == "$3" ]]; then
-		ok "$1"
-	else
-		fail "$1"
-		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed 's/^/# /'
-	fi
-}
+. "${PYSBX_TESTDIR:-$here/test}/lib.sh"
 # has DESC TEXT FILE: FILE contains the line fragment TEXT
 has() {
 	if grep -qF -- "$2" "$3"; then
 		ok "$1"
 	else
-		fail "$1"
-		echo "# expected to find: $2"
+		not_ok "$1" "expected to find: $2"
 		sed 's/^/# got: /' "$3"
 	fi
 }

@@ -12,13 +12,10 @@ P=/probe/mount_probe
 T=$(mktemp -d "$HOME/mount.XXXXXX") || exit 111
 trap 'chmod -R u+w "$T"; rm -rf "$T"' EXIT
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+. "${PYSBX_TESTDIR:?}/lib.sh"
 # expect NAME WANT GOT: exact comparison, the difference shown on failure
 expect() {
-	if [[ $2 == "$3" ]]; then ok "$1"; else nok "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
+	if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
 }
 
 # The host side of the ro-bind: a file that must not change.

@@ -8,9 +8,7 @@ set -u
 B=${PYSBX_BIN:?}
 T=$(mktemp -d "$HOME/refuse.XXXXXX") || exit 111
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+. "${PYSBX_TESTDIR:?}/lib.sh"
 mkdir "$T/marker"
 printf 'unshare user mount pid\ntmpfs /tmp\n' >"$T/sandbox.policy"
 printf 'seccomp deny unshare\nseccomp deny clone if arg0&CLONE_NEWUSER==CLONE_NEWUSER\n' >"$T/nouserns.policy"

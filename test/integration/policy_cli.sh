@@ -5,21 +5,15 @@ set -u
 B=$PYSBX_BIN
 P=$PYSBX_POLICIES
 T=$(mktemp -d "$HOME/policy.XXXXXX")
-n=0
-ok() { n=$((n + 1)); if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-is() { # is GOT WANT NAME
-	n=$((n + 1))
-	if [[ $1 == "$2" ]]; then echo "ok $n - $3"; else
-		echo "not ok $n - $3"; printf '#      got: %s\n# expected: %s\n' "$1" "$2" | sed '2,$s/^/# /'; fi
-}
+. "${PYSBX_TESTDIR:?}/lib.sh"
 
 echo "1..17"
 
 for f in "$P"/*.policy; do
 	"$B/pysbx" policy check "$f" -D WORKSPACE=/tmp -D PROG=/bin/true >/dev/null 2>&1
-	ok $? "shipped $(basename "$f") is valid"
+	okrc $? "shipped $(basename "$f") is valid"
 done | { mapfile -t lines; bad=0; for l in "${lines[@]}"; do [[ $l == ok* ]] || bad=1; echo "# ${l#* * - }"; done; exit $bad; }
-ok $? "every shipped policy passes 'pysbx policy check'"
+okrc $? "every shipped policy passes 'pysbx policy check'"
 
 printf 'limt nofile 1\nunshare mount\ntmpfs /tmp size=64Q\nseccomp deny sockett\n' >"$T/bad.policy"
 out=$("$B/pysbx" policy check "$T/bad.policy" 2>&1); rc=$?
@@ -33,38 +27,38 @@ out=$("$B/pysbx" policy check "$P/python.policy" -D WORKSPACE=/srv 2>&1); rc=$?
 is "$rc:$out" "0:$P/python.policy: ok" "a good policy: exit 0"
 
 out=$("$B/pysbx" policy show "$P/python.policy" -D "WORKSPACE=/srv/a b#c" 2>&1)
-[[ $out == *'ro-bind "/srv/a b#c" /workspace'* ]]; ok $? "show: a -D value with a blank and # stays one word"
+[[ $out == *'ro-bind "/srv/a b#c" /workspace'* ]]; okrc $? "show: a -D value with a blank and # stays one word"
 
 out=$("$B/pysbx" policy check "$P/python.policy" 2>&1); rc=$?
 is "$rc" 100 "an undefined variable: exit 100"
 [[ $out == *"python.policy:"*": error: undefined variable 'WORKSPACE' (define it with -D WORKSPACE=VALUE or give a default: \${WORKSPACE:-VALUE})"* ]]
-ok $? "an undefined variable is named with its position"
+okrc $? "an undefined variable is named with its position"
 
 "$B/pysbx" policy check 2>/dev/null; is $? 100 "no file: exit 100"
 "$B/pysbx" frob 2>/dev/null; is $? 100 "unknown command: exit 100"
 out=$("$B/pysbx" run -p a -p b -- /bin/true 2>&1); rc=$?
 is "$rc:$out" "100:pysbx: fatal: -p is given twice" "run: a usage error is printed, not an empty message"
 out=$("$B/pysbx" run --report-fd 1 -p a -- /bin/true 2>&1)
-[[ $out == "pysbx: fatal: pysbx run takes -p, -D and --allow-untrusted only"* ]]; ok $? "run: the chain's own --report-fd is refused"
+[[ $out == "pysbx: fatal: pysbx run takes -p, -D and --allow-untrusted only"* ]]; okrc $? "run: the chain's own --report-fd is refused"
 
 # Trust: a policy others could change is refused by every step.
 printf 'env A=1\n' >"$T/p.policy"
 chmod 0664 "$T/p.policy"
 out=$("$B/pysbx-exec" -p "$T/p.policy" -- /bin/true 2>&1); rc=$?
 is "$rc" 100 "a group-writable policy is refused (exit 100)"
-[[ $out == *"refusing policy $T/p.policy: it is writable by its group"* ]]; ok $? "the refusal says why: $out"
+[[ $out == *"refusing policy $T/p.policy: it is writable by its group"* ]]; okrc $? "the refusal says why: $out"
 "$B/pysbx-exec" --allow-untrusted -p "$T/p.policy" -- /bin/true
 is $? 0 "--allow-untrusted accepts it"
 chmod 0644 "$T/p.policy"
 mkdir -m 0777 "$T/open"; chmod 0777 "$T/open"
 cp "$T/p.policy" "$T/open/p.policy"
 out=$("$B/pysbx-exec" -p "$T/open/p.policy" -- /bin/true 2>&1)
-[[ $out == *"directory $T/open is writable by others, who could replace it"* ]]; ok $? "a policy in a world-writable directory is refused"
+[[ $out == *"directory $T/open is writable by others, who could replace it"* ]]; okrc $? "a policy in a world-writable directory is refused"
 printf 'unshare mount\nbind %s /w\nenv A=1\n' "$T" >"$T/rw.policy"
 out=$("$B/pysbx-exec" -p "$T/rw.policy" -- /bin/true 2>&1); rc=$?
 [[ $rc == 100 && $out == *"refusing policy $T/rw.policy: it lies under $T, which $T/rw.policy:2 binds read-write into the sandbox"* ]]
-ok $? "a policy under a read-write bind of its own sandbox is refused"
+okrc $? "a policy under a read-write bind of its own sandbox is refused"
 printf 'include sub.inc\n' >"$T/inc.policy"; printf 'env B=2\n' >"$T/sub.inc"; chmod 0666 "$T/sub.inc"
 out=$("$B/pysbx-exec" -p "$T/inc.policy" -- /bin/true 2>&1)
-[[ $out == *"refusing policy $T/sub.inc"* ]]; ok $? "an included file is checked too"
+[[ $out == *"refusing policy $T/sub.inc"* ]]; okrc $? "an included file is checked too"
 rm -rf "$T"

@@ -8,14 +8,7 @@ B=$PYSBX_BIN
 S=$B/pysbx-seccomp
 PR=$PYSBX_PROBE/sc_probe
 T=$(mktemp -d "$HOME/seccomp.XXXXXX")
-n=0
-ok() { n=$((n + 1)); if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-is() { # is GOT WANT NAME
-	n=$((n + 1))
-	if [[ $1 == "$2" ]]; then echo "ok $n - $3"; else
-		echo "not ok $n - $3"; printf '#      got: %s\n# expected: %s\n' "$1" "$2" | sed '2,$s/^/# /'; fi
-}
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+. "${PYSBX_TESTDIR:?}/lib.sh"
 # run POLICY CALL...: the probe's lines under the policy, space-separated
 run() { local p=$1; shift; "$S" -p "$T/$p" -- "$PR" "$@" 2>&1 | tr '\n' ' ' | sed 's/ $//'; }
 
@@ -74,12 +67,12 @@ if [[ $unfiltered == "int80=killed:SIGSEGV" ]]; then
 	{ "$S" -p "$T/deny.policy" -- "$PR" -x int80 >/dev/null 2>&1; } 2>/dev/null
 	is $? 139 "int 0x80 without IA32 emulation: the shell sees 128+SIGSEGV"
 	r=$(run deny.policy int80)
-	[[ $r == int80=killed:* ]]; ok $? "int 0x80 never returns under the filter ($r)"
+	[[ $r == int80=killed:* ]]; okrc $? "int 0x80 never returns under the filter ($r)"
 else
 	is "$(run deny.policy int80)" "int80=killed:SIGSYS" "i386 int 0x80 is killed by SIGSYS"
 	{ "$S" -p "$T/deny.policy" -- "$PR" -x int80 >/dev/null 2>&1; } 2>/dev/null
 	is $? 159 "int 0x80: the shell sees 128+SIGSYS"
-	ok 0 "int 0x80 never returns under the filter"
+	okrc 0 "int 0x80 never returns under the filter"
 fi
 is "$("$S" -- "$PR" x32 getpid 2>&1 | tr '\n' ' ')" "x32=killed:SIGSYS getpid=ok " \
 	"with no seccomp rule at all, x32 is still killed"
@@ -124,7 +117,7 @@ if [[ -x /usr/bin/python3 ]]; then
 	is "$rc:$out" "0:1" "python3 -I -S runs under 'seccomp deny @python-tool @keyring'"
 	out=$("$S" -p "$T/python.policy" -- /usr/bin/python3 -I -S -c 'import socket; socket.socket()' 2>&1); rc=$?
 	[[ $rc == 1 && $out == *"PermissionError: [Errno 1] Operation not permitted"* ]]
-	ok $? "python3's socket.socket() raises PermissionError (EPERM)"
+	okrc $? "python3's socket.socket() raises PermissionError (EPERM)"
 else
 	skip "no /usr/bin/python3"
 	skip "no /usr/bin/python3"
@@ -133,12 +126,12 @@ fi
 # --- export, listing, precompiled filters -----------------------------------------
 "$S" -p "$T/deny.policy" --export "$T/deny.bpf"; rc=$?
 size=$(stat -c %s "$T/deny.bpf" 2>/dev/null || echo 0)
-[[ $rc == 0 && $size -gt 0 && $((size % 8)) == 0 ]]; ok $? "--export without a program writes the BPF ($size bytes) and exits 0"
+[[ $rc == 0 && $size -gt 0 && $((size % 8)) == 0 ]]; okrc $? "--export without a program writes the BPF ($size bytes) and exits 0"
 out=$("$S" -p "$T/deny.policy" --list 2>&1)
 [[ $out == *"# foreign ABIs (i386 int 0x80, x32 nr|0x40000000): KILL_PROCESS"* &&
 	$out == *"# added: clone3: ERRNO(ENOSYS)"* && $out == *'if ($syscall == 250)'* &&
 	$out == *'# filter for syscall "keyctl" (250)'* ]]
-ok $? "--list shows the foreign-ABI action, the added routes and the rules, named"
+okrc $? "--list shows the foreign-ABI action, the added routes and the rules, named"
 is "$("$S" --bpf "$T/deny.bpf" -- "$PR" socket_inet keyctl x32 getpid 2>&1 | tr '\n' ' ')" \
 	"socket_inet=EPERM keyctl=EDQUOT x32=killed:SIGSYS getpid=ok " "--bpf loads the exported program"
 : >"$T/empty.bpf"
@@ -155,7 +148,7 @@ is "$rc:$out" "100:pysbx-seccomp: fatal: the BPF program $T/big.bpf has more tha
 head -c 16 /dev/zero >"$T/junk.bpf"
 out=$("$S" --bpf "$T/junk.bpf" -- "$PR" getpid 2>&1); rc=$?
 [[ $rc == 100 && $out == "pysbx-seccomp: fatal: the kernel refused the BPF program $T/junk.bpf: Invalid argument"* ]]
-ok $? "--bpf: a program the kernel rejects is refused (exit 100)"
+okrc $? "--bpf: a program the kernel rejects is refused (exit 100)"
 
 # --- the exported BPF under bubblewrap ------------------------------------------------
 calls=(getpid socket_inet io_uring_setup clone3 keyctl ioctl_tiocsti_hi x32)

@@ -69,12 +69,7 @@ sed 's/^seccomp deny @python-tool /seccomp deny /' "$P/python.policy" >"$T/pol/n
 sed 's/ @namespaces//' "$P/python.policy" >"$T/pol/nsok.policy"
 { sed 's/ @namespaces @mount//' "$P/python.policy"; printf 'uid 0\ngid 0\n'; } >"$T/pol/root.policy"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-is() { # is GOT WANT DESC
-	if [[ $1 == "$2" ]]; then ok "$3"; else not_ok "$3" "got:      $1" "expected: $2"; fi
-}
+. "${PYSBX_TESTDIR:?}/lib.sh"
 # run POLICY [-D..]... -- PROG...: stdout+stderr (newlines as spaces) in $out, status in $rc
 run() { out=$("$B/pysbx" run -p "$@" 2>&1); rc=$?; out=$(echo $out); }
 py() { # py [-D..]... CODE: python.policy
