@@ -18,8 +18,8 @@ unsigned long mnt_clone_flags(unsigned ns);
 /* Open the host procfs root (checked to be a procfs: the map writes must
  * reach the real one). */
 int mnt_open_proc(struct diag *d, int dirfd, const char *path);
-/* From the monitor: setgroups deny, then the uid and gid maps of pid
- * (identity, or the caller mapped to plan->uid/gid). */
+/* setgroups deny, then the uid and gid maps of pid, 0: of the caller
+ * itself (identity, or the caller mapped to plan->uid/gid). */
 int mnt_write_maps(struct diag *d, int procfd, pid_t pid,
 		   const struct plan *p, uid_t uid, gid_t gid);
 /* Attach the hint naming the usual cause of a refused user namespace,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -242,25 +243,48 @@ static int pid1_early(struct diag *d, const struct plan *p)
 	return 0;
 }
 
-static int pid1(struct diag *d, struct mnt_ctx *m, int sync_fd,
-		const sigset_t *mask)
+/* What pid 1 is given: it runs in the monitor's memory (see mnt_sandbox)
+ * on a stack of its own. */
+struct pid1_args {
+	struct diag *d;
+	struct mnt_ctx *m;
+	int hostproc;		/* the host's /proc, for our own maps */
+	int sync[2];		/* the monitor holds [1] until it exits */
+	int monitor_sfd;	/* the monitor's signalfd: not ours */
+	const sigset_t *mask;
+	uid_t uid;		/* the caller's, read before the clone */
+	gid_t gid;
+	pid_t hostpid;		/* ours, as the host sees it (the clone's
+				 * CLONE_PARENT_SETTID writes it here) */
+};
+
+static int pid1(struct pid1_args *a)
 {
+	struct diag *d = a->d;
+	struct mnt_ctx *m = a->m;
 	const struct plan *p = m->plan;
-	int procfd, ep[2], status, early;
+	int procfd, ep[2], status, early, sync_fd = a->sync[0];
 	mode_t old_umask;
 	char c;
 	pid_t pid;
 
+	close(a->sync[1]);
+	if (a->monitor_sfd >= 0)
+		close(a->monitor_sfd);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		_exit(EXIT_SYSCALL);
-	early = pid1_early(d, p);
-	/* The monitor writes our maps, then one byte, and keeps its end of
-	 * the pipe open until it exits. EOF: it failed and said why. HUP
-	 * after the byte: it died before our prctl took effect (getppid()
-	 * cannot tell: 0 in a new pid namespace). */
-	if (read(sync_fd, &c, 1) != 1 ||
-	    poll(&(struct pollfd){ .fd = sync_fd, .events = POLLIN }, 1, 0))
+	/* The monitor holds its end of the pipe until it exits: HUP means
+	 * it died before our prctl took effect (getppid() cannot tell: 0 in
+	 * a new pid namespace). */
+	if (poll(&(struct pollfd){ .fd = sync_fd, .events = POLLIN }, 1, 0))
 		_exit(EXIT_SYSCALL);
+	early = pid1_early(d, p);
+	/* Our own maps: one line each, the caller's ids, which a process
+	 * may write for its own user namespace. */
+	if (mnt_write_maps(d, a->hostproc, 0, p, a->uid, a->gid) < 0)
+		return -1;
+	close(a->hostproc);
+	report_started(d->report_fd, a->hostpid);
 	if (early < 0)
 		return -1;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -279,7 +303,7 @@ static int pid1(struct diag *d, struct mnt_ctx *m, int sync_fd,
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create a pipe");
 	exec_pipe = ep[1];
-	pid = spawn_child(d, m, procfd, mask, old_umask);
+	pid = spawn_child(d, m, procfd, a->mask, old_umask);
 	if (pid < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to fork the target's process");
@@ -308,14 +332,41 @@ static int pid1(struct diag *d, struct mnt_ctx *m, int sync_fd,
 	return MNT_EXIT;
 }
 
+/* pid 1's stack: 256 KiB (its deepest path, building the root, takes a
+ * few tens) above a guard page; pages never touched cost nothing. Its
+ * top, or NULL. */
+#define PID1_STACK ((size_t)256 << 10)
+
+static void *pid1_stack(void)
+{
+	char *s = mmap(NULL, PID1_STACK + 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+		       -1, 0);
+
+	if (s == MAP_FAILED || mprotect(s, 4096, PROT_NONE) < 0)
+		return NULL;
+	return s + PID1_STACK + 4096;
+}
+
+/* pid 1 never returns into the monitor's frames: it exits from here,
+ * flushing and reporting as main would. */
+static int pid1_entry(void *arg)
+{
+	struct pid1_args *a = arg;
+
+	if (pid1(a) < 0)
+		diag_exit(a->d);
+	exit(a->m->exit_code);
+}
+
 int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 {
 	const struct plan *p = m->plan;
-	int sync[2], procfd, r;
+	struct pid1_args a = { 0 };
+	int procfd, status;
 	pid_t ppid = getppid(), pid;
-	uid_t uid = getuid();
-	gid_t gid = getgid();
 	sigset_t mask;
+	void *stack;
 
 	if (!p->ns)
 		return MNT_EXEC;
@@ -329,9 +380,9 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	procfd = mnt_open_proc(d, AT_FDCWD, "/proc");
 	if (procfd < 0)
 		return -1;
-	/* One pipe: a byte releases pid 1, and EOF on it later (we hold
-	 * the write end until we exit) is pid 1's alarm. */
-	if (pipe2(sync, O_CLOEXEC) < 0)
+	/* EOF on it (we hold the write end until we exit) is pid 1's
+	 * alarm. */
+	if (pipe2(a.sync, O_CLOEXEC) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create a pipe");
 	/* Blocked before the clone: pid 1 and the monitor read signals from
@@ -339,10 +390,26 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	if (reaper_block_all(&mask) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to block signals");
-	/* A raw clone, fork-like (no stack given): the child must not use
-	 * libc functions that cache the thread id (raise, abort). */
-	pid = (pid_t)syscall(SYS_clone, mnt_clone_flags(p->ns) | SIGCHLD, 0, 0,
-			     0, 0);
+	a.monitor_sfd = reaper_monitor_fd();
+	stack = pid1_stack();
+	if (!stack)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to allocate pid 1's stack");
+	a.d = d;
+	a.m = m;
+	a.hostproc = procfd;
+	a.mask = &mask;
+	a.uid = getuid();
+	a.gid = getgid();
+	/* pid 1 shares our memory (CLONE_VM): no copy of our address space
+	 * to make, fault in and tear down, about a millisecond per start on
+	 * the VMs we measured. Both run at once from here on, so while pid
+	 * 1 lives we make raw system calls only (reaper_monitor): a libc
+	 * call could write errno, pid 1's errno too. pid 1 must not use what
+	 * libc caches of the thread (raise, abort). */
+	pid = clone(pid1_entry, stack, mnt_clone_flags(p->ns) | CLONE_VM |
+			    CLONE_PARENT_SETTID | SIGCHLD,
+		    &a, &a.hostpid);
 	if (pid < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno,
 			  "unable to create the namespaces (%s)",
@@ -350,27 +417,9 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 		mnt_hint_userns(d, errno, "a new user namespace");
 		return -1;
 	}
-	if (pid == 0) {
-		close(procfd);
-		close(sync[1]);
-		return pid1(d, m, sync[0], &mask);
-	}
-	close(sync[0]);
-	if (mnt_write_maps(d, procfd, pid, p, uid, gid) < 0) {
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		return -1;
-	}
-	close(procfd);
-	report_started(d->report_fd, pid);
-	r = (int)write(sync[1], "g", 1);
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || r != 1) {
-		kill(pid, SIGKILL);
-		return diag_fail(d, EXIT_SYSCALL, errno,
-				 "unable to start pid 1");
-	}
-	/* sync[1] stays open here until we exit: pid 1's alarm. */
-	m->exit_code = reaper_monitor(pid);
+	status = reaper_monitor(pid, a.monitor_sfd);
+	/* pid 1 is gone: libc is ours again. a.sync[1] stayed open until
+	 * here: pid 1's alarm. */
+	m->exit_code = status < 0 ? EXIT_SYSCALL : reaper_code(status);
 	return MNT_EXIT;
 }

@@ -103,7 +103,10 @@ int mnt_write_maps(struct diag *d, int procfd, pid_t pid,
 {
 	char dir[32];
 
-	snprintf(dir, sizeof(dir), "%d", (int)pid);
+	if (pid)
+		snprintf(dir, sizeof(dir), "%d", (int)pid);
+	else
+		snprintf(dir, sizeof(dir), "self");
 	return write_maps(d, procfd, dir, p->uid >= 0 ? p->uid : (long)uid,
 			  uid, p->gid >= 0 ? p->gid : (long)gid, gid);
 }

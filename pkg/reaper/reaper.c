@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,27 +45,44 @@ static int read_sig(int fd)
 	return (int)si.ssi_signo;
 }
 
-int reaper_monitor(pid_t child)
+int reaper_monitor_fd(void)
 {
-	int fd = open_sigfd(), status, sig;
-	pid_t r;
+	return open_sigfd();
+}
 
-	if (fd < 0)
-		goto wait_only;
+/* The syscall instruction, nothing else: the return value is -errno on
+ * failure and errno is never written (see reaper_monitor). */
+static long raw(long n, long a, long b, long c, long d)
+{
+	register long r10 __asm__("r10") = d;
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+int reaper_monitor(pid_t child, int sfd)
+{
+	struct signalfd_siginfo si;
+	int status;
+	long r;
+
 	for (;;) {
-		r = waitpid(child, &status, WNOHANG);
+		r = raw(SYS_wait4, child, (long)&status, sfd >= 0 ? WNOHANG : 0,
+			0);
 		if (r == child)
-			return reaper_code(status);
-		if (r < 0 && errno != EINTR)
-			return 111;
-		sig = read_sig(fd);
-		if (sig && sig != SIGCHLD)
-			kill(child, sig);
+			return status;
+		if (r < 0 && r != -EINTR)
+			return -1;
+		if (sfd < 0)
+			continue;
+		r = raw(SYS_read, sfd, (long)&si, sizeof(si), 0);
+		if (r == (long)sizeof(si) && si.ssi_signo != SIGCHLD)
+			raw(SYS_kill, child, si.ssi_signo, 0, 0);
 	}
-wait_only:
-	while ((r = waitpid(child, &status, 0)) < 0 && errno == EINTR)
-		;
-	return r == child ? reaper_code(status) : 111;
 }
 
 /* Everything in the namespace but us: kill(-1) from pid 1 of a pid

@@ -15,10 +15,16 @@ int reaper_code(int status);
 /* Block every signal (the old mask in old, if not NULL). 0 or -1. */
 int reaper_block_all(void *old);
 
-/* The monitor: forward every signal it receives to child (pid 1 of the
- * sandbox), until child ends. Returns child's exit code (reaper_code), or
- * 111 when waiting failed. */
-int reaper_monitor(pid_t child);
+/* The monitor's signalfd (every signal), made before pid 1 is cloned.
+ * fd, or -1 (the monitor then only waits). */
+int reaper_monitor_fd(void);
+
+/* The monitor: forward every signal read from sfd to child (pid 1 of the
+ * sandbox), until child ends. pid 1 runs in the monitor's memory
+ * (CLONE_VM), so this makes raw system calls only and touches nothing
+ * but its own stack: no errno, no libc state that pid 1 uses. Returns
+ * child's raw wait status, or -1 when waiting failed. x86-64. */
+int reaper_monitor(pid_t child, int sfd);
 
 /* pid 1: reap every zombie; forward signals to target (SIGTERM stops the
  * whole namespace: CONT and TERM to every process in it); when target

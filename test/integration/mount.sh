@@ -25,7 +25,7 @@ chmod -R a-w "$T/host"
 BASIC=(-p "$FIX/basic.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host")
 sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
 
-echo "1..36"
+echo "1..38"
 
 expect "the root holds exactly what the policy made" \
 	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
@@ -107,6 +107,32 @@ for f in /proc/[0-9]*/cmdline; do
 	[[ $(tr '\0' ' ' 2>/dev/null <"$f") == *"daemon-sleep pysbx-mark-$$"* ]] && left+=" ${f#/proc/}"
 done
 expect "a setsid daemon left by the target dies with it" "" "$left"
+# The monitor runs while pid 1 lives in its memory (it forwards with raw
+# system calls): a signal to it still reaches the target, and its death
+# still ends the sandbox (pid 1's parent-death signal and alarm pipe).
+# running MARK: pids of the processes whose command line holds MARK
+running() {
+	local f out=""
+	for f in /proc/[0-9]*/cmdline; do
+		[[ $(tr '\0' ' ' 2>/dev/null <"$f") == *"$1"* ]] && out+=" ${f#/proc/}"
+	done
+	echo "$out"
+}
+up() { [[ -n $(running "daemon-sleep sig-$$") ]]; }
+gone() { [[ -z $(running "daemon-sleep sig-$$") ]]; }
+"$MNT" "${BASIC[@]}" "$P" daemon-sleep "sig-$$" >/dev/null 2>&1 &
+mon=$!
+wait_for up
+kill -TERM "$mon"
+wait "$mon"
+expect "SIGTERM to the monitor reaches the target (exit 128+15)" 143 "$?"
+"$MNT" "${BASIC[@]}" "$P" daemon-sleep "sig-$$" >/dev/null 2>&1 &
+mon=$!
+wait_for up
+kill -KILL "$mon"
+wait "$mon" 2>/dev/null
+wait_for gone
+expect "SIGKILL of the monitor ends the whole sandbox" "" "$(running "daemon-sleep sig-$$")"
 "$MNT" --report-fd 3 "${BASIC[@]}" "$P" exit 7 3>"$T/rep" >/dev/null 2>&1
 rc=$?
 got=$(sed 's/"pid":[0-9]*/"pid":N/' "$T/rep")
