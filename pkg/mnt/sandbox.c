@@ -406,7 +406,9 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	 * the VMs we measured. Both run at once from here on, so while pid
 	 * 1 lives we make raw system calls only (reaper_monitor): a libc
 	 * call could write errno, pid 1's errno too. pid 1 must not use what
-	 * libc caches of the thread (raise, abort). */
+	 * libc caches of the thread (raise, abort). Neither creates a thread,
+	 * so musl takes no lock (stdio's included) that pid 1's exit could
+	 * leave held for ours. */
 	pid = clone(pid1_entry, stack, mnt_clone_flags(p->ns) | CLONE_VM |
 			    CLONE_PARENT_SETTID | SIGCHLD,
 		    &a, &a.hostpid);
