@@ -117,17 +117,20 @@ static void add(struct out *o, const char *fmt, ...)
 
 /* A word: bare when it holds only safe characters, else double-quoted
  * with every special byte escaped ($ always, so "${" never reappears). */
+/* The bytes a word may hold unquoted: letters, digits and
+ * "/_.,:=+-@%^!<>&". A table (strspn builds one at every call), constant
+ * (no page of writable data to fault in). */
+static const unsigned char is_safe[256] = {
+	['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1,
+	['/'] = 1, ['_'] = 1, ['.'] = 1, [','] = 1, [':'] = 1, ['='] = 1,
+	['+'] = 1, ['-'] = 1, ['@'] = 1, ['%'] = 1, ['^'] = 1, ['!'] = 1,
+	['<'] = 1, ['>'] = 1, ['&'] = 1,
+};
+
 static size_t bare_len(const char *s)
 {
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
-				   "NOPQRSTUVWXYZ0123456789/_.,:=+-@%^!<>&";
-	static unsigned char is_safe[256];
 	size_t n = 0;
 
-	/* strspn builds this table at every call. */
-	if (!is_safe['a'])
-		for (const char *c = safe; *c; c++)
-			is_safe[(unsigned char)*c] = 1;
 	while (is_safe[(unsigned char)s[n]])
 		n++;
 	return n;
