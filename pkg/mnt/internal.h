@@ -18,10 +18,11 @@ unsigned long mnt_clone_flags(unsigned ns);
 /* Open the host procfs root (checked to be a procfs: the map writes must
  * reach the real one). */
 int mnt_open_proc(struct diag *d, int dirfd, const char *path);
-/* setgroups deny, then the uid and gid maps of pid, 0: of the caller
- * itself (identity, or the caller mapped to plan->uid/gid). */
-int mnt_write_maps(struct diag *d, int procfd, pid_t pid,
-		   const struct plan *p, uid_t uid, gid_t gid);
+/* pid 1, for its own user namespace: setgroups deny, then one-line uid
+ * and gid maps of the caller's uid and gid (to themselves, or to
+ * plan->uid/gid). */
+int mnt_write_maps(struct diag *d, int procfd, const struct plan *p,
+		   uid_t uid, gid_t gid);
 /* Attach the hint naming the usual cause of a refused user namespace,
  * mount or map write (sysctls, AppArmor, a container's seccomp). */
 void mnt_hint_userns(struct diag *d, int err, const char *what);

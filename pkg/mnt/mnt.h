@@ -10,8 +10,9 @@
  *	       -> child: enters the locking namespaces, drops every
  *	          capability and execs the next program
  *
- * The child execs from pkg/mnt (it shares pid 1's memory until then);
- * the monitor and pid 1 return the exit code main must exit with.
+ * pid 1 shares the monitor's memory and exits from pkg/mnt; the child
+ * execs from pkg/mnt (it shares that memory until then); the monitor
+ * returns the exit code main must exit with.
  */
 #ifndef PYSBX_MNT_H
 #define PYSBX_MNT_H
@@ -24,7 +25,7 @@
 
 enum mnt_role {
 	MNT_EXEC = 0,	/* no namespace asked for: exec chain->next as is */
-	MNT_EXIT = 1,	/* monitor or pid 1 is done: exit(exit_code) */
+	MNT_EXIT = 1,	/* the monitor is done: exit(exit_code) */
 };
 
 struct mnt_ctx {
@@ -45,8 +46,9 @@ struct mnt_ctx {
 char **mnt_take_environ(void);
 
 /* Carry out the plan's namespaces and filesystem view. Returns MNT_EXIT in
- * the monitor once pid 1 has ended (m->exit_code is pid 1's code) or in
- * pid 1 once the target has ended; MNT_EXEC, doing nothing, when the plan
+ * the monitor once pid 1 has ended (m->exit_code is pid 1's code; pid 1
+ * itself exits with the target's code, or reports its setup failure and
+ * exits, never returning); MNT_EXEC, doing nothing, when the plan
  * asks for no namespace at all (main execs the next program itself); -1
  * when setup failed (recorded in d with a hint; nothing untrusted was
  * started). The child of pid 1 never returns: it execs the next program

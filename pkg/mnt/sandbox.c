@@ -93,7 +93,7 @@ static char *real_path(const char *path)
 
 /* A bare name through PATH, as chain_execvpe searches it. Out of line:
  * its PATH_MAX buffer stays off the stack in the usual case, an absolute
- * name (each page the monitor touches is copied into pid 1). */
+ * name (every page of stack touched stays resident). */
 static __attribute__((noinline)) char *search_path(const char *name,
 						   char **envp)
 {
@@ -231,8 +231,7 @@ static void join_mount_ns(pid_t child)
 }
 
 /* What pid 1 can do before its maps exist (capabilities in its new
- * namespaces are its own from the clone on): done while the monitor
- * writes them. */
+ * namespaces are its own from the clone on). */
 static int pid1_early(struct diag *d, const struct plan *p)
 {
 	if (p->hostname && sethostname(p->hostname, strlen(p->hostname)) < 0)
@@ -281,7 +280,7 @@ static int pid1(struct pid1_args *a)
 	early = pid1_early(d, p);
 	/* Our own maps: one line each, the caller's ids, which a process
 	 * may write for its own user namespace. */
-	if (mnt_write_maps(d, a->hostproc, 0, p, a->uid, a->gid) < 0)
+	if (mnt_write_maps(d, a->hostproc, p, a->uid, a->gid) < 0)
 		return -1;
 	close(a->hostproc);
 	report_started(d->report_fd, a->hostpid);

@@ -98,16 +98,10 @@ static int write_maps(struct diag *d, int procfd, const char *dir,
 	return 0;
 }
 
-int mnt_write_maps(struct diag *d, int procfd, pid_t pid,
-		   const struct plan *p, uid_t uid, gid_t gid)
+int mnt_write_maps(struct diag *d, int procfd, const struct plan *p,
+		   uid_t uid, gid_t gid)
 {
-	char dir[32];
-
-	if (pid)
-		snprintf(dir, sizeof(dir), "%d", (int)pid);
-	else
-		snprintf(dir, sizeof(dir), "self");
-	return write_maps(d, procfd, dir, p->uid >= 0 ? p->uid : (long)uid,
+	return write_maps(d, procfd, "self", p->uid >= 0 ? p->uid : (long)uid,
 			  uid, p->gid >= 0 ? p->gid : (long)gid, gid);
 }
 

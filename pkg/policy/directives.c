@@ -1054,22 +1054,18 @@ static void sc_preset_item(struct ctx *c, const struct pos *pos, unsigned col,
 	int n = 0;
 
 	/* A bare name (most items): the preset's own string is the rule's
-	 * name, as sc_item keeps it (read-only, static). */
+	 * name, as sc_item keeps it (read-only, static): no copy, no split. */
 	if (!memchr(item, ' ', len)) {
-		if (ncond > SC_MAX_COND)
-			perr_at(c, pos, col, "more than %d conditions",
-				SC_MAX_COND);
-		else
-			sc_item(c, pos, col, item, cond, ncond, act, err);
-		return;
-	}
-	if (len >= sizeof(buf)) {
+		t[n++] = (struct tok){ (char *)item, (unsigned)len, col };
+		w = NULL;
+	} else if (len >= sizeof(buf)) {
 		perr_at(c, pos, col, "preset item too long");
 		return;
+	} else {
+		memcpy(buf, item, len + 1);
+		w = strtok_r(buf, " ", &save);
 	}
-	memcpy(buf, item, len + 1);
-	for (w = strtok_r(buf, " ", &save); w && n < SC_MAX_COND + 1;
-	     w = strtok_r(NULL, " ", &save)) {
+	for (; w && n < SC_MAX_COND + 1; w = strtok_r(NULL, " ", &save)) {
 		t[n].s = arena_strdup(c->a, w);
 		if (!t[n].s) {
 			perr_at(c, pos, col, "out of memory");

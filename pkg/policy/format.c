@@ -72,15 +72,13 @@ static void unum(struct out *o, unsigned long long v, unsigned base)
 	put(o, d, (size_t)(e - d));
 }
 
-/* Bytes of s written earlier at off, again at the end. */
+/* Bytes of s written earlier at off, again at the end: grown first, so
+ * that put's own grow cannot move them. */
 static void again(struct out *o, size_t off, size_t n)
 {
 	grow(o, n);
-	if (o->oom)
-		return;
-	memcpy(o->s + o->n, o->s + off, n);
-	o->n += n;
-	o->s[o->n] = '\0';
+	if (!o->oom)
+		put(o, o->s + off, n);
 }
 
 /* Most fragments are literal text or short numbers: format into a stack
@@ -115,8 +113,6 @@ static void add(struct out *o, const char *fmt, ...)
 	o->n += (size_t)n;
 }
 
-/* A word: bare when it holds only safe characters, else double-quoted
- * with every special byte escaped ($ always, so "${" never reappears). */
 /* The bytes a word may hold unquoted: letters, digits and
  * "/_.,:=+-@%^!<>&". A table (strspn builds one at every call), constant
  * (no page of writable data to fault in). */
@@ -136,6 +132,8 @@ static size_t bare_len(const char *s)
 	return n;
 }
 
+/* A word: bare when it holds only safe characters, else double-quoted
+ * with every special byte escaped ($ always, so "${" never reappears). */
 static void quoted(struct out *o, const char *s)
 {
 	size_t len = bare_len(s), run;
