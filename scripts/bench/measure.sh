@@ -134,7 +134,11 @@ bench() {
 STD="--warmup $WARMUP --runs $RUNS"
 
 # 1. start-up, static true, with and without the net namespace (both
-# orders: the headline ratios)
+# orders: the headline ratios). "reference + three exec hops" is the floor
+# of the chain's design on this machine: the single program's setup plus
+# the three execs the chain adds (pysbx-mount, pysbx-exec, pysbx-seccomp),
+# with no work in them, no guard and no filter.
+HOPS3="$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop"
 REVERSE=1 bench startup "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
@@ -142,14 +146,17 @@ REVERSE=1 bench startup "$STD" \
 	"pysbx, no net ns" "$(pysbx_cmd "$POL_NONET" $T)" \
 	"bwrap, no net ns" "$(bwrap_cmd nonet $T)" \
 	"reference program, net ns" "$PROBE/bench_ref $WS $SCR $T" \
-	"reference program, no net ns" "$PROBE/bench_ref -n $WS $SCR $T"
+	"reference program, no net ns" "$PROBE/bench_ref -n $WS $SCR $T" \
+	"reference + three exec hops, net ns" "$HOPS3 $PROBE/bench_ref $WS $SCR $T" \
+	"reference + three exec hops, no net ns" "$HOPS3 $PROBE/bench_ref -n $WS $SCR $T"
 
 # 2. python3 -I -S -c pass
 PY="/usr/bin/python3 -I -S -c pass"
 REVERSE=1 bench python "$STD" \
 	"python3 (bare)" "$PY" \
 	"pysbx + python3" "$(pysbx_cmd "$POL" "$PY")" \
-	"bwrap + python3" "$(bwrap_cmd net "$PY")"
+	"bwrap + python3" "$(bwrap_cmd net "$PY")" \
+	"reference + three exec hops + python3" "$HOPS3 $PROBE/bench_ref $WS $SCR $PY"
 
 # 3. each step alone, and the chain minus steps. Standalone steps have no
 # guard to create the scratch dir: they adopt $SCR (as bwrap binds it).
@@ -185,11 +192,17 @@ bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-5}" \
 	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_loop $LOOP_N"
 
 # 5. throughput: BATCH sandboxes, PAR at a time. Both through sh -c (bwrap
-# needs it for its fds), so both pay the same extra exec.
+# needs it for its fds), so both pay the same extra exec. The reference
+# program's batch is the best a launcher doing this setup can reach here;
+# the static true's, at PAR and at 1, what running PAR at a time costs
+# this machine for any process at all.
 q() { printf "'%s'" "$1"; }
 bench batch "--warmup 1 --runs $BATCH_RUNS" \
 	"pysbx x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(pysbx_cmd "$POL" $T)")" \
-	"bwrap x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(bwrap_cmd net $T)")"
+	"bwrap x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(bwrap_cmd net $T)")" \
+	"reference program x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $PROBE/bench_ref $WS $SCR $T")" \
+	"static true x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $PROBE/bench_true")" \
+	"static true x$BATCH, -P1" "seq $BATCH | xargs -P1 -I{} sh -c $(q "exec $PROBE/bench_true")"
 
 # 6. sizes and resident memory
 : >"$RES/sizes.txt"

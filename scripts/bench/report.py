@@ -214,6 +214,9 @@ loop_f = loop_rows[1][2]["median"] if len(loop_rows) > 1 and loop_rows[1][2] els
 b_rows = ALL["batch"]
 b_pys = b_rows[0][2]["median"] if b_rows and b_rows[0][2] else None
 b_bw = b_rows[1][2]["median"] if len(b_rows) > 1 and b_rows[1][2] else None
+b_ref = b_rows[2][2]["median"] if len(b_rows) > 2 and b_rows[2][2] else None
+b_true = b_rows[3][2]["median"] if len(b_rows) > 3 and b_rows[3][2] else None
+b_true1 = b_rows[4][2]["median"] if len(b_rows) > 4 and b_rows[4][2] else None
 
 st_true = med("steps", "static true (bare)")
 ch = {n: st["median"] for n, _, st, _ in ALL["chain"] if st}
@@ -267,18 +270,44 @@ def verdict(value, limit, lower_is_better=True, unit="×", fmt="{:.2f}"):
 
 p("## Targets (issue 9)")
 p()
-p("| target | measured | verdict |")
-p("|---|---|---|")
+p("\"Floor here\" is what the chain's design can reach on this machine at")
+p("best: the single program's setup (test/probe/bench_ref.c) behind the")
+p("three execs the chain adds, with no work in them, no guard and no")
+p("filter (rows \"reference + three exec hops\" below); for a step, one")
+p("execve; for throughput, the single program's own batch. A target the")
+p("floor already misses cannot be met here by tuning pysbx, only by")
+p("changing the design (fewer programs) or the machine.")
+p()
+p("| target | measured | floor here | verdict |")
+p("|---|---|---|---|")
+
+
+def verdict_floor(value, limit, floor, lower_is_better=True, **kw):
+    v = verdict(value, limit, lower_is_better, **kw)
+    if floor is None or not v.startswith("**missed**"):
+        return v
+    out = floor > limit if lower_is_better else floor < limit
+    return v + ("; **out of reach here** (the floor misses it too)" if out else "; within reach (the floor meets it)")
+
+
 r_net = pys_net / bw_net if pys_net and bw_net else None
 r_nn = pys_nn / bw_nn if pys_nn and bw_nn else None
-p(f"| start-up ≤ 0.6× bwrap (goal 0.5×), net ns | {ratio(pys_net, bw_net)} ({ms(pys_net)} vs {ms(bw_net)} ms) | {verdict(r_net, 0.6)} |")
-p(f"| start-up ≤ 0.6× bwrap, no net ns | {ratio(pys_nn, bw_nn)} ({ms(pys_nn)} vs {ms(bw_nn)} ms) | {verdict(r_nn, 0.6)} |")
 ref_net = med("startup", "reference program, net ns")
 ref_nn = med("startup", "reference program, no net ns")
+fl_net = med("startup", "reference + three exec hops, net ns")
+fl_nn = med("startup", "reference + three exec hops, no net ns")
+
+
+def fr(a, b):
+    return a / b if a and b else None
+
+
+p(f"| start-up ≤ 0.6× bwrap (goal 0.5×), net ns | {ratio(pys_net, bw_net)} ({ms(pys_net)} vs {ms(bw_net)} ms) | {ratio(fl_net, bw_net)} | {verdict_floor(r_net, 0.6, fr(fl_net, bw_net))} |")
+p(f"| start-up ≤ 0.6× bwrap, no net ns | {ratio(pys_nn, bw_nn)} ({ms(pys_nn)} vs {ms(bw_nn)} ms) | {ratio(fl_nn, bw_nn)} | {verdict_floor(r_nn, 0.6, fr(fl_nn, bw_nn))} |")
 r_single = pys_net / ref_net if pys_net and ref_net else None
 r_single_nn = pys_nn / ref_nn if pys_nn and ref_nn else None
-p(f"| ≤ 1.5× a single static program doing the same setup (test/probe/bench_ref.c), net ns | {ratio(pys_net, ref_net)} ({ms(pys_net)} vs {ms(ref_net)} ms) | {verdict(r_single, 1.5)} |")
-p(f"| ≤ 1.5× the same, no net ns | {ratio(pys_nn, ref_nn)} ({ms(pys_nn)} vs {ms(ref_nn)} ms) | {verdict(r_single_nn, 1.5)} |")
+p(f"| ≤ 1.5× a single static program doing the same setup (test/probe/bench_ref.c), net ns | {ratio(pys_net, ref_net)} ({ms(pys_net)} vs {ms(ref_net)} ms) | {ratio(fl_net, ref_net)} | {verdict_floor(r_single, 1.5, fr(fl_net, ref_net))} |")
+p(f"| ≤ 1.5× the same, no net ns | {ratio(pys_nn, ref_nn)} ({ms(pys_nn)} vs {ms(ref_nn)} ms) | {ratio(fl_nn, ref_nn)} | {verdict_floor(r_single_nn, 1.5, fr(fl_nn, ref_nn))} |")
 hop = diff(steps_alone.get("one exec hop + true"), st_true)
 hop4 = diff(steps_alone.get("four exec hops + true"), st_true)
 hop_each = hop4 / 4 if hop4 is not None else hop
@@ -288,27 +317,30 @@ for step, (inchain, alone) in own.items():
     val = inchain if inchain is not None else alone
     im = own_min[step][0]
     beyond = diff(inchain, hop_each)
-    v = verdict(val * 1000 if val is not None else None, 0.5, unit=' ms')
+    v = verdict_floor(val * 1000 if val is not None else None, 0.5,
+                      hop_each * 1000 if hop_each is not None else None, unit=' ms')
     if val is not None and val < 0:
         v = "not measured (a negative difference: noise)"
-    p(f"| {step} ≤ 0.5 ms of its own | {ms(inchain)} ms in the chain (minima: {ms(im)}; beyond one exec: {ms(beyond)}), {ms(alone)} ms alone | {v} |")
+    p(f"| {step} ≤ 0.5 ms of its own | {ms(inchain)} ms in the chain (minima: {ms(im)}; beyond one exec: {ms(beyond)}), {ms(alone)} ms alone | {ms(hop_each)} ms (one execve) | {v} |")
 r_py = py_pys / py_bare if py_pys and py_bare else None
-p(f"| sandboxed `python3 -I -S -c pass` ≤ 1.25× bare | {ratio(py_pys, py_bare)} ({ms(py_pys)} vs {ms(py_bare)} ms; bwrap {ratio(py_bw, py_bare)}) | {verdict(r_py, 1.25)} |")
+py_fl = med("python", "reference + three exec hops + python3")
+p(f"| sandboxed `python3 -I -S -c pass` ≤ 1.25× bare | {ratio(py_pys, py_bare)} ({ms(py_pys)} vs {ms(py_bare)} ms; bwrap {ratio(py_bw, py_bare)}) | {ratio(py_fl, py_bare)} | {verdict_floor(r_py, 1.25, fr(py_fl, py_bare))} |")
 r_loop = loop_f / loop_bare if loop_f and loop_bare else None
-p(f"| filter ≤ 1.15× unfiltered on the syscall loop | {ratio(loop_f, loop_bare)} | {verdict(r_loop, 1.15)} |")
+p(f"| filter ≤ 1.15× unfiltered on the syscall loop | {ratio(loop_f, loop_bare)} | | {verdict(r_loop, 1.15)} |")
 if bins:
     big = max(bins, key=bins.get)
-    p(f"| every binary ≤ 200 KiB stripped | largest: {big} {bins[big] / KiB:.1f} KiB | {verdict(bins[big] / KiB, 200, unit=' KiB', fmt='{:.1f}')} |")
+    p(f"| every binary ≤ 200 KiB stripped | largest: {big} {bins[big] / KiB:.1f} KiB | | {verdict(bins[big] / KiB, 200, unit=' KiB', fmt='{:.1f}')} |")
 for role, label in [("guard", "guard, as `pysbx run` (front door in-process)"),
                     ("guard_clean", "guard, as `pysbx-clean` in the chain"),
                     ("pid1", "pid 1 (reaper)")]:
     if role in rss and rss[role][2].isdigit():
         v = int(rss[role][2])
-        p(f"| {label} ≤ 256 KiB RSS (peak, VmHWM) | {v} KiB (now {rss[role][3]} KiB) | {verdict(v, 256, unit=' KiB', fmt='{:.0f}')} |")
+        p(f"| {label} ≤ 256 KiB RSS (peak, VmHWM) | {v} KiB (now {rss[role][3]} KiB) | | {verdict(v, 256, unit=' KiB', fmt='{:.0f}')} |")
     else:
-        p(f"| {label} ≤ 256 KiB RSS | not measured | not measured |")
+        p(f"| {label} ≤ 256 KiB RSS | not measured | | not measured |")
 tp = b_bw / b_pys if b_pys and b_bw else None
-p(f"| 100-launch throughput ≥ 2× bwrap | {'n/a' if tp is None else f'{tp:.2f}×'} ({ms(b_pys, 0)} vs {ms(b_bw, 0)} ms per batch) | {verdict(tp, 2.0, lower_is_better=False)} |")
+tp_fl = b_bw / b_ref if b_ref and b_bw else None
+p(f"| 100-launch throughput ≥ 2× bwrap | {'n/a' if tp is None else f'{tp:.2f}×'} ({ms(b_pys, 0)} vs {ms(b_bw, 0)} ms per batch) | {'n/a' if tp_fl is None else f'{tp_fl:.2f}×'} | {verdict_floor(tp, 2.0, tp_fl, lower_is_better=False)} |")
 p()
 if os.path.exists(os.path.join(RES, "nofilter")):
     p("**Note:** `pysbx-seccomp --export` failed, so bwrap ran **without** a")
@@ -412,11 +444,21 @@ if loop_bare and loop_f and n_loop:
 p("## 5. Throughput: 100 sandboxes, 4 at a time")
 p()
 p("Wall time of the whole batch (`xargs -P4`), each launch through `sh -c`")
-p("on both sides (bwrap needs the shell for its fds).")
+p("on both sides (bwrap needs the shell for its fds). The reference")
+p("program's batch is the best a launcher doing this setup in one program")
+p("reaches here; the static `true` batches, what launching four at a time")
+p("costs this machine for any process at all.")
 p()
 table("batch", ref=b_rows[1][0] if len(b_rows) > 1 else None, ref_label="bwrap", digits=0)
 if b_pys and b_bw:
     p(f"Launches per second: pysbx {100 / b_pys:.0f}, bwrap {100 / b_bw:.0f}.")
+    p()
+if b_true and b_true1:
+    p(f"A bare static `true` through `sh -c`: {ms(b_true1 / 100)} ms per launch one at")
+    p(f"a time, {ms(b_true / 100)} ms four at a time: a speed-up of {b_true1 / b_true:.2f}×")
+    p(f"on {M.get('nproc', '?')} CPUs (the ideal would be {M.get('nproc', '?')}×). What the batch")
+    p("measures here is mostly what process creation costs this machine under")
+    p("load (see \"Reading the figures\"), for every launcher alike.")
     p()
 
 p("## 6. Sizes and memory")
