@@ -195,7 +195,10 @@ if ((${#scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	if [[ -d policies ]]; then
 		cp -R --preserve=mode,timestamps policies "$WORK/policies"
 	fi
-	chmod -R a+rX,go-w "$WORK/build" "$WORK/test"
+	# The benchmark's report writer, for its test (bench_report.sh).
+	mkdir -p "$WORK/scripts"
+	cp -R --preserve=mode,timestamps scripts/bench "$WORK/scripts/bench"
+	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts"
 	[[ -d $WORK/policies ]] && chmod -R a+rX,go-w "$WORK/policies"
 	TREE=$WORK
 else
