@@ -2,11 +2,13 @@
  * travels down the chain in the sealed memfd; plan_show's is what
  * `pysbx policy show` prints. Both print every value explicitly, quoted
  * where needed, so that parsing the text back gives the same plan. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "policy/policy.h"
 #include "util/names.h"
@@ -19,6 +21,10 @@ struct out {
 	 * bytes): the next line from the same file copies it. */
 	const char *file;
 	size_t fq, fqn;
+	/* plan_write: the text goes to fd through s, flushed at the start
+	 * of a line once half of it is used; -1: all of it stays in s. */
+	int fd;
+	int err;	/* the write's errno */
 };
 
 static void grow(struct out *o, size_t more)
@@ -193,10 +199,38 @@ const char *fs_kind_name(enum fs_kind k)
 		       : "?";
 }
 
-/* Start a line: with its origin in a plan, bare in `show`. */
+/* plan_write's buffer: a page with alloc.c's header. A line that does
+ * not fit (a long `file` content) grows it as in plan_format. */
+#define WRITE_BUF (4096 - 16)
+
+static void flush(struct out *o)
+{
+	size_t off = 0;
+
+	while (!o->oom && off < o->n) {
+		ssize_t w = write(o->fd, o->s + off, o->n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			o->err = w < 0 ? errno : EIO;
+			o->oom = 1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	o->n = 0;
+	/* The last file's quoted text went out with the rest. */
+	o->file = NULL;
+}
+
+/* Start a line: with its origin in a plan, bare in `show`. Only here does
+ * plan_write flush: again() below copies bytes of an earlier line. */
 static void line(struct out *o, int with_pos, const struct pos *pos,
 		 const char *kw)
 {
+	if (o->fd >= 0 && o->n >= WRITE_BUF / 2)
+		flush(o);
 	if (with_pos) {
 		put(o, "@", 1);
 		if (pos->file == o->file) {
@@ -444,15 +478,20 @@ static void render(struct out *o, const struct plan *p, int wp)
 	}
 }
 
+static void plan_text(struct out *o, const struct plan *p)
+{
+	add(o, "pysbx-plan 1");
+	word(o, p->top.file ? p->top.file : "<plan>");
+	add(o, "\n");
+	render(o, p, 1);
+	add(o, "end\n");
+}
+
 char *plan_format(const struct plan *p, size_t *len)
 {
-	struct out o = { 0 };
+	struct out o = { .fd = -1 };
 
-	add(&o, "pysbx-plan 1");
-	word(&o, p->top.file ? p->top.file : "<plan>");
-	add(&o, "\n");
-	render(&o, p, 1);
-	add(&o, "end\n");
+	plan_text(&o, p);
 	if (o.oom) {
 		free(o.s);
 		return NULL;
@@ -461,9 +500,23 @@ char *plan_format(const struct plan *p, size_t *len)
 	return o.s;
 }
 
+int plan_write(const struct plan *p, int fd)
+{
+	struct out o = { .fd = fd };
+
+	o.s = malloc(WRITE_BUF);
+	if (!o.s)
+		return ENOMEM;
+	o.cap = WRITE_BUF;
+	plan_text(&o, p);
+	flush(&o);
+	free(o.s);
+	return o.oom ? (o.err ? o.err : ENOMEM) : 0;
+}
+
 char *plan_show(const struct plan *p)
 {
-	struct out o = { 0 };
+	struct out o = { .fd = -1 };
 
 	render(&o, p, 0);
 	if (o.oom || !o.s) {

@@ -239,6 +239,11 @@ int policy_parse_buf(struct plan *p, const char *name, const char *buf,
  * memory. */
 char *plan_format(const struct plan *p, size_t *len);
 
+/* The same text written to fd through a buffer of one page, however long
+ * the plan (the guard keeps every page it touches while the sandbox
+ * runs). Returns 0, or an errno value (ENOMEM, or the write's). */
+int plan_write(const struct plan *p, int fd);
+
 /* Print the resolved plan as policy text (no positions) for `policy show`.
  * Returns a malloc'd string or NULL. */
 char *plan_show(const struct plan *p);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +82,29 @@ static inline void fuzz_die(const char *prog, const char *what, const char *a,
 	abort();
 }
 
+/* plan_write (what the guard seals, written through one page) must give
+ * plan_format's bytes exactly. */
+static inline void fuzz_written(const char *prog, const struct plan *p,
+				const char *text, size_t len)
+{
+	int fd = memfd_create("fuzz-plan", MFD_CLOEXEC);
+	char *w;
+	int err;
+
+	if (fd < 0)
+		abort();
+	err = plan_write(p, fd);
+	w = malloc(len + 1);
+	if (err || !w || lseek(fd, 0, SEEK_END) != (off_t)len ||
+	    pread(fd, w, len, 0) != (ssize_t)len || memcmp(w, text, len)) {
+		if (w)
+			w[len] = '\0';
+		fuzz_die(prog, "plan_write differs from plan_format", text, w);
+	}
+	free(w);
+	close(fd);
+}
+
 /* The round-trip invariant both plan targets check on a plan p that
  * parsed: the text plan_format prints parses back, formatting that second
  * plan gives byte-identical text (every step must see exactly the plan
@@ -108,6 +132,7 @@ static inline void fuzz_round_trip(const char *prog, struct plan *p,
 	if (!t2 || l1 != l2 || memcmp(t1, t2, l1))
 		fuzz_die(prog, "plan_format(policy_parse_plan(plan_format(p))) "
 			 "differs", t1, t2);
+	fuzz_written(prog, p, t1, l1);
 	s1 = plan_show(p);
 	s2 = plan_show(&q);
 	if (!s1 || !s2 || strcmp(s1, s2))

@@ -391,6 +391,83 @@ static void long_plan_lines(void)
 	free(def);
 }
 
+/* plan_write's text, read back from a memfd. NULL on failure. */
+static char *written(const struct plan *p, size_t *len)
+{
+	int fd = memfd_create("w", 0);
+	struct stat st;
+	char *buf;
+
+	if (fd < 0 || plan_write(p, fd) != 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	*len = (size_t)st.st_size;
+	buf = malloc(*len + 1);
+	if (buf && pread(fd, buf, *len, 0) != (ssize_t)*len) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	return buf;
+}
+
+/* plan_write (the guard's, through one page) and plan_format (whole, in
+ * memory) must give the same bytes: with many flushes, with a position
+ * file repeated across a flush (the copy of its quoted text must not
+ * outlive the flush), and with one line longer than the page. */
+static void write_equals_format(const char *name, const char *text,
+				const struct vars *v, const char *desc)
+{
+	struct plan p;
+	char *a, *b;
+	size_t la = 0, lb = 0;
+
+	plan_init(&p);
+	policy_parse_buf(&p, name, text, strlen(text), v, 0, &e);
+	a = plan_format(&p, &la);
+	b = written(&p, &lb);
+	ok(!e.total && a && b && la == lb && !memcmp(a, b, la), "%s", desc);
+	free(a);
+	free(b);
+	plan_free(&p);
+}
+
+static void plan_write_cases(void)
+{
+	char name[400], *text, *big, *def, err[256];
+	struct vars v = { 0 };
+	size_t k = 0;
+
+	write_equals_format("full.policy", full, NULL,
+			    "plan_write gives plan_format's text (every directive)");
+	/* 60 lines, each with a 300-byte quoted file name ("a b" needs
+	 * quotes): the text is ~25 KiB, flushed a dozen times. */
+	memset(name, 0, sizeof(name));
+	memcpy(name, "/x/", 3);
+	memset(name + 3, 'a', 300);
+	memcpy(name + 303, " b/p.policy", 11);
+	text = malloc(60 * 32);
+	for (int i = 0; i < 60; i++)
+		k += (size_t)sprintf(text + k, "env V%d=%d\n", i, i);
+	write_equals_format(name, text, NULL,
+			    "the same across flushes, with a long quoted position file");
+	free(text);
+	/* One line of ~24 KiB: longer than plan_write's page. */
+	big = malloc(12010);
+	def = malloc(12020);
+	memset(big, '"', 12000);
+	big[12000] = '\0';
+	snprintf(def, 12020, "C=%s", big);
+	vars_add_arg(&v, def, err, sizeof(err));
+	write_equals_format("t.policy", "unshare mount\nfile /x ${C}\nenv A=1\n",
+			    &v, "the same with a line longer than the buffer");
+	free((char *)v.name[0]);
+	free(big);
+	free(def);
+}
+
 static void too_many_defines(void)
 {
 	struct vars v = { 0 };
@@ -624,6 +701,7 @@ int main(void)
 	includes();
 	round_trip();
 	long_plan_lines();
+	plan_write_cases();
 	too_many_defines();
 	plan_reader();
 	seccomp_conflicts();
