@@ -16,7 +16,7 @@
 struct out {
 	char *s;
 	size_t n, cap;
-	int oom;
+	int oom;	/* out of memory, or a write failed: add nothing more */
 	/* The last position's file, already written quoted at s + fq (fqn
 	 * bytes): the next line from the same file copies it. */
 	const char *file;
