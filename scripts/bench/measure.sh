@@ -134,7 +134,9 @@ bench() {
 STD="--warmup $WARMUP --runs $RUNS"
 
 # 1. start-up, static true, with and without the net namespace (both
-# orders: the headline ratios). "reference + three exec hops" is the floor
+# orders: the headline ratios). "scratch adopted": pysbx binding the
+# directory bwrap binds instead of making and removing one per run (like
+# for like; the headline keeps python.policy's default). "reference + three exec hops" is the floor
 # of the chain's design on this machine: the single program's setup plus
 # the three execs the chain adds (pysbx-mount, pysbx-exec, pysbx-seccomp),
 # with no work in them, no guard and no filter.
@@ -143,6 +145,7 @@ REVERSE=1 bench startup "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
 	"bwrap, net ns" "$(bwrap_cmd net $T)" \
+	"pysbx, net ns, scratch adopted" "$BIN/pysbx run -p $POL -D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR -- $T" \
 	"pysbx, no net ns" "$(pysbx_cmd "$POL_NONET" $T)" \
 	"bwrap, no net ns" "$(bwrap_cmd nonet $T)" \
 	"reference program, net ns" "$PROBE/bench_ref $WS $SCR $T" \

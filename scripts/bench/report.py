@@ -342,6 +342,12 @@ tp = b_bw / b_pys if b_pys and b_bw else None
 tp_fl = b_bw / b_ref if b_ref and b_bw else None
 p(f"| 100-launch throughput ≥ 2× bwrap | {'n/a' if tp is None else f'{tp:.2f}×'} ({ms(b_pys, 0)} vs {ms(b_bw, 0)} ms per batch) | {'n/a' if tp_fl is None else f'{tp_fl:.2f}×'} | {verdict_floor(tp, 2.0, tp_fl, lower_is_better=False)} |")
 p()
+pys_adopt = med("startup", "pysbx, net ns, scratch adopted")
+if pys_adopt and bw_net:
+    p(f"Like for like (pysbx adopting the directory bwrap binds at /scratch,")
+    p(f"instead of creating and removing a fresh one per run as python.policy")
+    p(f"does by default): {ratio(pys_adopt, bw_net)} bwrap ({ms(pys_adopt)} vs {ms(bw_net)} ms), net ns.")
+    p()
 if os.path.exists(os.path.join(RES, "nofilter")):
     p("**Note:** `pysbx-seccomp --export` failed, so bwrap ran **without** a")
     p("seccomp filter in this run (see the log); its figures are flattered.")
