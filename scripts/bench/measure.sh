@@ -133,19 +133,26 @@ bench() {
 
 STD="--warmup $WARMUP --runs $RUNS"
 
+# Policy variables: the workspace; with AD, the scratch directory adopted
+# ($SCR, the one bwrap binds) instead of created. Standalone steps have no
+# guard to create one: they always adopt.
+HD="-D WORKSPACE=$WS"
+AD="-D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR"
+
 # 1. start-up, static true, with and without the net namespace (both
 # orders: the headline ratios). "scratch adopted": pysbx binding the
 # directory bwrap binds instead of making and removing one per run (like
-# for like; the headline keeps python.policy's default). "reference + three exec hops" is the floor
-# of the chain's design on this machine: the single program's setup plus
-# the three execs the chain adds (pysbx-mount, pysbx-exec, pysbx-seccomp),
-# with no work in them, no guard and no filter.
+# for like; the headline keeps python.policy's default). "reference +
+# three exec hops" is the floor of the chain's design on this machine:
+# the single program's setup plus the three execs the chain adds
+# (pysbx-mount, pysbx-exec, pysbx-seccomp), with no work in them, no
+# guard and no filter.
 HOPS3="$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop"
 REVERSE=1 bench startup "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
 	"bwrap, net ns" "$(bwrap_cmd net $T)" \
-	"pysbx, net ns, scratch adopted" "$BIN/pysbx run -p $POL -D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR -- $T" \
+	"pysbx, net ns, scratch adopted" "$BIN/pysbx run -p $POL $AD -- $T" \
 	"pysbx, no net ns" "$(pysbx_cmd "$POL_NONET" $T)" \
 	"bwrap, no net ns" "$(bwrap_cmd nonet $T)" \
 	"reference program, net ns" "$PROBE/bench_ref $WS $SCR $T" \
@@ -161,10 +168,7 @@ REVERSE=1 bench python "$STD" \
 	"bwrap + python3" "$(bwrap_cmd net "$PY")" \
 	"reference + three exec hops + python3" "$HOPS3 $PROBE/bench_ref $WS $SCR $PY"
 
-# 3. each step alone, and the chain minus steps. Standalone steps have no
-# guard to create the scratch dir: they adopt $SCR (as bwrap binds it).
-HD="-D WORKSPACE=$WS"
-AD="-D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR"
+# 3. each step alone, and the chain minus steps.
 bench steps "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"one exec hop + true" "$PROBE/bench_hop $PROBE/bench_true" \

@@ -275,9 +275,9 @@ p("best: the single program's setup (test/probe/bench_ref.c) behind the")
 p("three execs the chain adds, with no work in them, no guard and no")
 p("filter (rows \"reference + three exec hops\" below); for a step, one")
 p("execve (for pysbx-mount, whose work is the single program's, that")
-p("program's own cost); for throughput, the single program's own batch. A target the")
-p("floor already misses cannot be met here by tuning pysbx, only by")
-p("changing the design (fewer programs) or the machine.")
+p("program's own cost); for throughput, the single program's own batch.")
+p("A target the floor already misses cannot be met here by tuning pysbx,")
+p("only by changing the design (fewer programs) or the machine.")
 p()
 p("| target | measured | floor here | verdict |")
 p("|---|---|---|---|")
@@ -291,22 +291,22 @@ def verdict_floor(value, limit, floor, lower_is_better=True, **kw):
     return v + ("; **out of reach here** (the floor misses it too)" if out else "; within reach (the floor meets it)")
 
 
-r_net = pys_net / bw_net if pys_net and bw_net else None
-r_nn = pys_nn / bw_nn if pys_nn and bw_nn else None
+def fr(a, b):
+    """a / b as a number, None when either is missing (or b is 0)."""
+    return a / b if a and b else None
+
+
+r_net = fr(pys_net, bw_net)
+r_nn = fr(pys_nn, bw_nn)
 ref_net = med("startup", "reference program, net ns")
 ref_nn = med("startup", "reference program, no net ns")
 fl_net = med("startup", "reference + three exec hops, net ns")
 fl_nn = med("startup", "reference + three exec hops, no net ns")
 
-
-def fr(a, b):
-    return a / b if a and b else None
-
-
 p(f"| start-up ≤ 0.6× bwrap (goal 0.5×), net ns | {ratio(pys_net, bw_net)} ({ms(pys_net)} vs {ms(bw_net)} ms) | {ratio(fl_net, bw_net)} | {verdict_floor(r_net, 0.6, fr(fl_net, bw_net))} |")
 p(f"| start-up ≤ 0.6× bwrap, no net ns | {ratio(pys_nn, bw_nn)} ({ms(pys_nn)} vs {ms(bw_nn)} ms) | {ratio(fl_nn, bw_nn)} | {verdict_floor(r_nn, 0.6, fr(fl_nn, bw_nn))} |")
-r_single = pys_net / ref_net if pys_net and ref_net else None
-r_single_nn = pys_nn / ref_nn if pys_nn and ref_nn else None
+r_single = fr(pys_net, ref_net)
+r_single_nn = fr(pys_nn, ref_nn)
 p(f"| ≤ 1.5× a single static program doing the same setup (test/probe/bench_ref.c), net ns | {ratio(pys_net, ref_net)} ({ms(pys_net)} vs {ms(ref_net)} ms) | {ratio(fl_net, ref_net)} | {verdict_floor(r_single, 1.5, fr(fl_net, ref_net))} |")
 p(f"| ≤ 1.5× the same, no net ns | {ratio(pys_nn, ref_nn)} ({ms(pys_nn)} vs {ms(ref_nn)} ms) | {ratio(fl_nn, ref_nn)} | {verdict_floor(r_single_nn, 1.5, fr(fl_nn, ref_nn))} |")
 hop = diff(steps_alone.get("one exec hop + true"), st_true)
@@ -330,10 +330,10 @@ for step, (inchain, alone) in own.items():
     if val is not None and val < 0:
         v = "not measured (a negative difference: noise)"
     p(f"| {step} ≤ 0.5 ms of its own | {ms(inchain)} ms in the chain (minima: {ms(im)}; beyond one exec: {ms(beyond)}), {ms(alone)} ms alone | {ms(floor)} ms ({what}) | {v} |")
-r_py = py_pys / py_bare if py_pys and py_bare else None
+r_py = fr(py_pys, py_bare)
 py_fl = med("python", "reference + three exec hops + python3")
 p(f"| sandboxed `python3 -I -S -c pass` ≤ 1.25× bare | {ratio(py_pys, py_bare)} ({ms(py_pys)} vs {ms(py_bare)} ms; bwrap {ratio(py_bw, py_bare)}) | {ratio(py_fl, py_bare)} | {verdict_floor(r_py, 1.25, fr(py_fl, py_bare))} |")
-r_loop = loop_f / loop_bare if loop_f and loop_bare else None
+r_loop = fr(loop_f, loop_bare)
 p(f"| filter ≤ 1.15× unfiltered on the syscall loop | {ratio(loop_f, loop_bare)} | | {verdict(r_loop, 1.15)} |")
 if bins:
     big = max(bins, key=bins.get)
@@ -346,8 +346,8 @@ for role, label in [("guard", "guard, as `pysbx run` (front door in-process)"),
         p(f"| {label} ≤ 256 KiB RSS (peak, VmHWM) | {v} KiB (now {rss[role][3]} KiB) | | {verdict(v, 256, unit=' KiB', fmt='{:.0f}')} |")
     else:
         p(f"| {label} ≤ 256 KiB RSS | not measured | | not measured |")
-tp = b_bw / b_pys if b_pys and b_bw else None
-tp_fl = b_bw / b_ref if b_ref and b_bw else None
+tp = fr(b_bw, b_pys)
+tp_fl = fr(b_bw, b_ref)
 p(f"| 100-launch throughput ≥ 2× bwrap | {'n/a' if tp is None else f'{tp:.2f}×'} ({ms(b_pys, 0)} vs {ms(b_bw, 0)} ms per batch) | {'n/a' if tp_fl is None else f'{tp_fl:.2f}×'} | {verdict_floor(tp, 2.0, tp_fl, lower_is_better=False)} |")
 p()
 pys_adopt = med("startup", "pysbx, net ns, scratch adopted")
