@@ -3,9 +3,11 @@
  * with as few system calls as the kernel allows and no checks, diagnostics,
  * policy, guard, rlimits or seccomp filter, then runs the target:
  *
- *   bench_ref [-n] WORKSPACE SCRATCH TARGET [ARG...]
+ *   bench_ref [-n] [-f FILTER] WORKSPACE SCRATCH TARGET [ARG...]
  *
- * -n: no net namespace. Namespaces user, mount, pid, ipc, uts (+ net);
+ * -n: no net namespace. -f: load FILTER (pysbx-seccomp --export output)
+ * just before the target's exec: the kernel's share of the seccomp step,
+ * which no design can skip (the compilation it can). Namespaces user, mount, pid, ipc, uts (+ net);
  * one uid/gid mapped; a tmpfs root with /usr read-only, the merged-usr
  * links, proc, a minimal /dev, a 64 MiB /tmp, the workspace read-only, the
  * scratch dir read-write, the four /etc files, pivot_root, a read-only
@@ -14,7 +16,9 @@
  * with a new session, no_new_privs and the policy's environment. Not a
  * sandbox to use: any failure just exits 1. */
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/mount.h>
+#include <linux/seccomp.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
@@ -143,6 +147,21 @@ static int wait_for(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static struct sock_filter insn[4096];
+static struct sock_fprog prog;
+
+/* Read at start: the file is not in the sandbox's view. */
+static void read_filter(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, insn, sizeof(insn));
+
+	die(n > 0 && n % 8 == 0);
+	close(fd);
+	prog.len = n / 8;
+	prog.filter = insn;
+}
+
 int main(int argc, char **argv)
 {
 	static char *env[] = { "PATH=/usr/bin:/bin", "HOME=/scratch",
@@ -151,9 +170,13 @@ int main(int argc, char **argv)
 	unsigned uid = getuid(), gid = getgid();
 	pid_t pid;
 
-	if (argc > 1 && !strcmp(argv[1], "-n")) {
+	if (argc > i && !strcmp(argv[i], "-n")) {
 		net = 0;
 		i++;
+	}
+	if (argc > i + 1 && !strcmp(argv[i], "-f")) {
+		read_filter(argv[i + 1]);
+		i += 2;
 	}
 	if (argc - i < 3)
 		return 100;
@@ -175,6 +198,8 @@ int main(int argc, char **argv)
 	map_self(uid, gid);
 	die(setsid() > 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && chdir("/workspace") == 0);
+	if (prog.len)
+		die(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0);
 	execve(argv[i + 2], argv + i + 2, env);
 	return 127;
 }
