@@ -148,6 +148,20 @@ AD="-D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR"
 # (pysbx-mount, pysbx-exec, pysbx-seccomp), with no work in them, no
 # guard and no filter.
 HOPS3="$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop"
+# The floor with the steps' duties: what no implementation of this design
+# can skip, done with nothing else. The first hop is a guard
+# (test/probe/bench_guard.c) that makes a fresh scratch dir under /tmp
+# (where python.policy makes its own), runs the rest in a child ("{}"
+# becomes the dir's path), waits for it and removes the dir; the reference
+# loads the exported filter just before the target's exec (the kernel's
+# share of the seccomp step; compiling it can be skipped, loading it not).
+DUTY_F=""
+[[ -z $bwrap_seccomp ]] || DUTY_F="-f $FILTER"
+duties() { # NET_FLAG TARGET...
+	local n=$1
+	shift
+	echo "$PROBE/bench_guard /tmp $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $n $DUTY_F $WS {} $*"
+}
 REVERSE=1 bench startup "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
@@ -158,7 +172,9 @@ REVERSE=1 bench startup "$STD" \
 	"reference program, net ns" "$PROBE/bench_ref $WS $SCR $T" \
 	"reference program, no net ns" "$PROBE/bench_ref -n $WS $SCR $T" \
 	"reference + three exec hops, net ns" "$HOPS3 $PROBE/bench_ref $WS $SCR $T" \
-	"reference + three exec hops, no net ns" "$HOPS3 $PROBE/bench_ref -n $WS $SCR $T"
+	"reference + three exec hops, no net ns" "$HOPS3 $PROBE/bench_ref -n $WS $SCR $T" \
+	"floor with the steps' duties, net ns" "$(duties "" $T)" \
+	"floor with the steps' duties, no net ns" "$(duties -n $T)"
 
 # 2. python3 -I -S -c pass
 PY="/usr/bin/python3 -I -S -c pass"
@@ -166,7 +182,8 @@ REVERSE=1 bench python "$STD" \
 	"python3 (bare)" "$PY" \
 	"pysbx + python3" "$(pysbx_cmd "$POL" "$PY")" \
 	"bwrap + python3" "$(bwrap_cmd net "$PY")" \
-	"reference + three exec hops + python3" "$HOPS3 $PROBE/bench_ref $WS $SCR $PY"
+	"reference + three exec hops + python3" "$HOPS3 $PROBE/bench_ref $WS $SCR $PY" \
+	"floor with the steps' duties + python3" "$(duties "" "$PY")"
 
 # 3. each step alone, and the chain minus steps.
 bench steps "$STD" \
@@ -174,6 +191,7 @@ bench steps "$STD" \
 	"one exec hop + true" "$PROBE/bench_hop $PROBE/bench_true" \
 	"four exec hops + true" "$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_true" \
 	"pysbx-clean alone" "$BIN/pysbx-clean -- $PROBE/bench_true" \
+	"the guard's duties alone (bench_guard)" "$PROBE/bench_guard /tmp $PROBE/bench_true" \
 	"pysbx-exec alone" "$BIN/pysbx-exec -p $POL_HOST $AD -- $PROBE/bench_true" \
 	"pysbx-seccomp alone" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_true" \
 	"pysbx-seccomp --export only" "$BIN/pysbx-seccomp -p $POL $AD --export /dev/null" \
