@@ -192,6 +192,7 @@ bench steps "$STD" \
 	"four exec hops + true" "$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_true" \
 	"pysbx-clean alone" "$BIN/pysbx-clean -- $PROBE/bench_true" \
 	"the guard's duties alone (bench_guard)" "$PROBE/bench_guard /tmp $PROBE/bench_true" \
+	"the seccomp step's duty alone (bench_filter)" "$PROBE/bench_filter $FILTER $PROBE/bench_true" \
 	"pysbx-exec alone" "$BIN/pysbx-exec -p $POL_HOST $AD -- $PROBE/bench_true" \
 	"pysbx-seccomp alone" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_true" \
 	"pysbx-seccomp --export only" "$BIN/pysbx-seccomp -p $POL $AD --export /dev/null" \

@@ -280,7 +280,8 @@ p("\"With duties\" adds what no implementation of the design can skip:")
 p("a guard process above the sandbox that makes and removes a fresh")
 p("scratch dir per run (test/probe/bench_guard.c) and the filter's load")
 p("(rows \"floor with the steps' duties\"; for pysbx-clean, bench_guard")
-p("alone). A target the floor already misses cannot be met here by tuning")
+p("alone, for pysbx-seccomp, test/probe/bench_filter.c: the load and one")
+p("execve). A target the floor already misses cannot be met here by tuning")
 p("pysbx, only by changing the design (fewer programs) or the machine; one")
 p("that only the floor with duties misses, not without dropping a duty")
 p("(the per-run scratch dir, the guard, the filter).")
@@ -349,12 +350,16 @@ for step, (inchain, alone) in own.items():
         floor, what = hop_each, "one execve"
     if step == "pysbx-clean":
         duty = diff(steps_alone.get("the guard's duties alone (bench_guard)"), st_true)
+        duty_what = "bench_guard"
+    elif step == "pysbx-seccomp":
+        duty = diff(steps_alone.get("the seccomp step's duty alone (bench_filter)"), st_true)
+        duty_what = "bench_filter"
     v = verdict_floor(val * 1000 if val is not None else None, 0.5,
                       floor * 1000 if floor is not None else None, unit=' ms',
                       duties=duty * 1000 if duty is not None else None)
     if val is not None and val < 0:
         v = "not measured (a negative difference: noise)"
-    col = f"{ms(floor)} ms ({what})" + ("" if duty is None else f"; with duties {ms(duty)} ms (bench_guard)")
+    col = f"{ms(floor)} ms ({what})" + ("" if duty is None else f"; with duties {ms(duty)} ms ({duty_what})")
     p(f"| {step} ≤ 0.5 ms of its own | {ms(inchain)} ms in the chain (minima: {ms(im)}; beyond one exec: {ms(beyond)}), {ms(alone)} ms alone | {col} | {v} |")
 r_py = fr(py_pys, py_bare)
 py_fl = med("python", "reference + three exec hops + python3")
