@@ -155,11 +155,14 @@ fi
 
 # Where the time goes, per phase: scheduler events (exec, fork, exit) of
 # PHASE_RUNS starts of each side, recorded system-wide (root only: perf
-# record -a), split per process tree by phases.py.
+# record -a), split per process tree by phases.py; the floor with the
+# steps' duties as a third side (its first program: bench_guard).
 phase_runs=${BENCH_PHASE_RUNS:-40}
 if [[ $(id -u) == 0 ]] && command -v perf >/dev/null; then
-	for side in pysbx bwrap; do
-		cmd=$(awk -F'\t' -v n="$side, net ns" '$1 == n { print $2 }' "$RES/startup.cmds")
+	for side in pysbx bwrap bench_guard; do
+		row="$side, net ns"
+		[[ $side == bench_guard ]] && row="floor with the steps' duties, net ns"
+		cmd=$(awk -F'\t' -v n="$row" '$1 == n { print $2 }' "$RES/startup.cmds")
 		[[ -n $cmd ]] || continue
 		perf record -q -o "$WORK/$side.perf" -e sched:sched_process_exec \
 			-e sched:sched_process_fork -e sched:sched_process_exit -a -- \
@@ -168,7 +171,9 @@ if [[ $(id -u) == 0 ]] && command -v perf >/dev/null; then
 			perf script -i "$WORK/$side.perf" -F comm,pid,time,event,trace \
 				>"$WORK/$side.sched" 2>>"$RES/log.txt" &&
 			python3 scripts/bench/phases.py "$side" "$WORK/$side.sched" \
-				>"$RES/phases-$side.md" 2>>"$RES/log.txt"
+				>"$RES/phases-$side.md" 2>>"$RES/log.txt" &&
+			python3 scripts/bench/phases.py --summary "$side" "$WORK/$side.sched" \
+				>"$RES/phases-$side.tsv" 2>>"$RES/log.txt"
 	done
 fi
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/bench/phases.py - where a sandbox start spends its time.
 
-    phases.py ROOT TRACE
+    phases.py [--summary] ROOT TRACE
 
 TRACE is `perf script -F comm,pid,time,event,trace` of the scheduler
 events sched_process_exec, sched_process_fork and sched_process_exit,
@@ -10,6 +10,12 @@ starts at the exec of a program whose path ends in /ROOT (pysbx, bwrap)
 and holds every process forked from it (other programs running at the
 same time are left out). Prints, for the sequence of events most runs
 share, the median time between consecutive events, as a Markdown table.
+
+--summary prints instead one tab-separated line of medians in ms, the
+same four spans for any launcher, so that pysbx, bwrap and the floor
+line up: the first program's own work before its first fork ("front"),
+from there to the target's exec ("setup"), the target ("target"), from
+its exit to the first program's ("back"), and the whole start ("total").
 """
 import collections
 import re
@@ -51,15 +57,45 @@ def runs(evs, root):
     return done
 
 
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def summary(seq, good):
+    """front, setup, target, back, total (medians, ms), or None when the
+    usual sequence lacks a fork or an exit."""
+    forks = [i for i, n in enumerate(seq) if n.startswith("fork ")]
+    exits = [i for i, n in enumerate(seq) if n.startswith("exit ")]
+    if not forks or not exits:
+        return None
+    t_exit = exits[0]                       # the target ends first
+    t_exec = max(i for i in range(t_exit) if seq[i].startswith("exec "))
+    marks = [0, forks[0], t_exec, t_exit, len(seq) - 1]
+    spans = [median(r[b][0] - r[a][0] for r in good)
+             for a, b in zip(marks, marks[1:])]
+    return spans + [median(r[-1][0] - r[0][0] for r in good)]
+
+
 def main():
-    root, path = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    brief = args[:1] == ["--summary"]
+    if brief:
+        args = args[1:]
+    root, path = args[0], args[1]
     all_runs = runs(events(path), root)
     if not all_runs:
-        print(f"(no run of {root} in the trace)")
+        if not brief:
+            print(f"(no run of {root} in the trace)")
         return
     seqs = collections.Counter(tuple(n for _, n in r) for r in all_runs)
     seq = seqs.most_common(1)[0][0]
     good = [r for r in all_runs if tuple(n for _, n in r) == seq]
+    if brief:
+        spans = summary(seq, good)
+        if spans:
+            print("\t".join([str(len(good))] + [f"{x:.3f}" for x in spans]))
+        return
     print(f"{len(good)} of {len(all_runs)} runs of {root} had the usual "
           "sequence of events; medians:")
     print()

@@ -679,21 +679,55 @@ if os.path.exists(st):
         p(f"| {d:.3f} | {pid} | {pr} | `{call}` |")
     p()
 
-ph = {side: os.path.join(RES, f"phases-{side}.md") for side in ("pysbx", "bwrap")}
-if any(os.path.exists(f) for f in ph.values()):
+SIDES = (("pysbx", "pysbx"), ("bwrap", "bwrap"),
+         ("bench_guard", "floor with the steps' duties"))
+ph = {side: os.path.join(RES, f"phases-{side}.md") for side, _ in SIDES}
+
+
+def phase_summary(side):
+    """[runs, front, setup, target, back, total] from phases.py --summary."""
+    f = os.path.join(RES, f"phases-{side}.tsv")
+    try:
+        v = open(f).read().split()
+        return [int(v[0])] + [float(x) for x in v[1:6]]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+if any(os.path.exists(f) or phase_summary(side) for side, f in ph.items()):
     p("## Where the time goes: one start, phase by phase")
     p()
     p("Scheduler events (exec, fork, exit) of every process of a start,")
     p("recorded system-wide with `perf record -e sched:sched_process_exec")
     p("-e sched:sched_process_fork -e sched:sched_process_exit -a` while the")
-    p("\"net ns\" command of section 1 ran in a loop (scripts/bench/phases.py")
+    p("\"net ns\" commands of section 1 ran in a loop (scripts/bench/phases.py")
     p("splits them per process tree). An exec event is logged when the new")
     p("program is loaded, so the time of an execve itself falls in the phase")
     p("that ends with it. perf's tracing adds a little to every phase.")
     p()
-    for side, f in ph.items():
+    rows = [(label, phase_summary(side)) for side, label in SIDES]
+    if any(r for _, r in rows):
+        p("The same spans for each side (medians, ms): the first program's")
+        p("own work before its first fork (pysbx: the front door and the")
+        p("guard; the floor: bench_guard making the scratch dir), from there to")
+        p("the target's exec (namespaces, mounts, the steps), the target, and")
+        p("the way back from the target's exit to the first program's (pid 1,")
+        p("the monitor, the guard removing the scratch dir).")
+        p()
+        p("| side | runs | front | to the target's exec | target | way back | total |")
+        p("|---|---:|---:|---:|---:|---:|---:|")
+        for label, r in rows:
+            if r:
+                p(f"| {label} | {r[0]} | " + " | ".join(f"{x:.3f}" for x in r[1:]) + " |")
+        pys, fl = rows[0][1], rows[2][1]
+        if pys and fl:
+            d = [a - b for a, b in zip(pys[1:], fl[1:])]
+            p(f"| pysbx − floor | | {d[0]:+.3f} | {d[1]:+.3f} | {d[2]:+.3f} | {d[3]:+.3f} | {d[4]:+.3f} |")
+        p()
+    for side, label in SIDES:
+        f = ph[side]
         if os.path.exists(f):
-            p(f"### {side}")
+            p(f"### {label}")
             p()
             p(open(f).read().rstrip())
             p()

@@ -7,9 +7,9 @@
 set -u
 . "${PYSBX_TESTDIR:?}/lib.sh"
 REPORT=${PYSBX_ROOT:?}/scripts/bench/report.py
-echo "1..17"
+echo "1..18"
 if [[ ! -f $REPORT ]] || ! command -v python3 >/dev/null; then
-	for i in $(seq 17); do skip "report.py or python3 missing"; done
+	for i in $(seq 18); do skip "report.py or python3 missing"; done
 	exit 0
 fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-report.XXXXXX") || exit 111
@@ -59,6 +59,8 @@ for g, rows in groups.items():
             out.append({"command": name, "times": [t / 1000] * 5})
     json.dump({"results": out}, open(os.path.join(res, g + ".json"), "w"))
 open(os.path.join(res, "sizes.txt"), "w").write("pysbx\t169712\npysbx-mount\t155336\n")
+open(os.path.join(res, "phases-pysbx.tsv"), "w").write("40\t0.700\t4.200\t0.080\t1.000\t6.000\n")
+open(os.path.join(res, "phases-bench_guard.tsv"), "w").write("40\t0.200\t3.100\t0.080\t1.200\t4.600\n")
 open(os.path.join(res, "rss.txt"), "w").write(
     "guard\t1\tpysbx\t260\t260\t92\t168\npid1\t3\tpysbx-mount\t212\t212\t60\t152\n")
 PY
@@ -99,5 +101,7 @@ has "four at a time against one at a time" \
 	"a speed-up of 0.80×"
 has "like for like: pysbx adopting the directory bwrap binds" \
 	"does by default): 0.70× bwrap (7.00 vs 10.00 ms), net ns."
+has "phases: pysbx against the floor with the steps' duties, span by span" \
+	"| pysbx − floor | | +0.500 | +1.100 | +0.000 | -0.200 | +1.400 |"
 has "a command that did not run is shown as such" \
 	"| 6 | never ran | did not run | |"
