@@ -162,6 +162,8 @@ duties() { # NET_FLAG TARGET...
 	shift
 	echo "$PROBE/bench_guard /tmp $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $n $DUTY_F $WS {} $*"
 }
+# The same with the scratch dir adopted: the floor of the like-for-like row.
+DUTIES_ADOPTED="$PROBE/bench_guard - $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $DUTY_F $WS $SCR"
 REVERSE=1 bench startup "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
@@ -174,7 +176,8 @@ REVERSE=1 bench startup "$STD" \
 	"reference + three exec hops, net ns" "$HOPS3 $PROBE/bench_ref $WS $SCR $T" \
 	"reference + three exec hops, no net ns" "$HOPS3 $PROBE/bench_ref -n $WS $SCR $T" \
 	"floor with the steps' duties, net ns" "$(duties "" $T)" \
-	"floor with the steps' duties, no net ns" "$(duties -n $T)"
+	"floor with the steps' duties, no net ns" "$(duties -n $T)" \
+	"floor with the steps' duties, scratch adopted, net ns" "$DUTIES_ADOPTED $T"
 
 # 2. python3 -I -S -c pass
 PY="/usr/bin/python3 -I -S -c pass"

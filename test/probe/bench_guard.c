@@ -7,7 +7,8 @@
  * makes a fresh directory under PARENT, runs PROG in a vfork child with
  * every argument "{}" replaced by that directory's path (the scratch dir
  * the sandbox binds), waits for it, removes the directory and exits with
- * PROG's code. One more process above the sandbox and one directory made
+ * PROG's code; PARENT "-": no directory (a scratch dir adopted, not
+ * made). One more process above the sandbox and one directory made
  * and removed per run are what any guard with a per-run scratch dir costs;
  * the timeout, signal forwarding, plan and diagnostics are pysbx's own. No
  * stdio: a small binary, like the hops. */
@@ -30,16 +31,38 @@ static char *decimal(char *p, unsigned long v)
 	return p;
 }
 
+/* argv in a vfork child, every "{}" replaced by dir (if any); its code. */
+static int run(char **argv, char *dir)
+{
+	int st;
+	pid_t pid;
+
+	for (char **a = argv; dir && *a; a++)
+		if (!strcmp(*a, "{}"))
+			*a = dir;
+	pid = vfork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, &st, 0) != pid)
+		;
+	if (pid < 0)
+		return 111;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[4096], *p;
 	struct timespec t;
 	size_t len;
-	int st;
-	pid_t pid;
+	int code;
 
 	if (argc < 3 || (len = strlen(argv[1])) > sizeof(dir) - 64)
 		return 100;
+	if (!strcmp(argv[1], "-"))
+		return run(argv + 2, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	p = memcpy(dir, argv[1], len);
 	p = decimal(memcpy(p + len, "/guard-", 7) + 7, (unsigned long)getpid());
@@ -47,17 +70,6 @@ int main(int argc, char **argv)
 	*decimal(p, (unsigned long)t.tv_nsec) = 0;
 	if (mkdir(dir, 0700) < 0)
 		return 111;
-	for (char **a = argv + 2; *a; a++)
-		if (!strcmp(*a, "{}"))
-			*a = dir;
-	pid = vfork();
-	if (pid == 0) {
-		execv(argv[2], argv + 2);
-		_exit(127);
-	}
-	while (pid > 0 && waitpid(pid, &st, 0) != pid)
-		;
-	if (rmdir(dir) < 0 || pid < 0)
-		return 111;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	code = run(argv + 2, dir);
+	return rmdir(dir) < 0 ? 111 : code;
 }
