@@ -291,16 +291,27 @@ p("|---|---|---|---|")
 
 
 def verdict_floor(value, limit, floor, lower_is_better=True, duties=None, **kw):
+    """verdict(), and for a missed target whether a floor allows it: a
+    floor within EDGE of the limit (either side) is "at the edge", the run
+    to run spread being larger than that."""
     v = verdict(value, limit, lower_is_better, **kw)
     if floor is None or not v.startswith("**missed**"):
         return v
-    def misses(f):
-        return f > limit if lower_is_better else f < limit
-    if misses(floor):
+    def reach(f):
+        over = (f / limit - 1) if lower_is_better else (1 - f / limit)
+        return "edge" if abs(over) <= EDGE else "out" if over > 0 else "in"
+    if reach(floor) == "out":
         return v + "; **out of reach here** (the floor misses it too)"
-    if duties is not None and misses(duties):
+    if reach(floor) == "edge":
+        return v + f"; **at the edge of reach here** (the floor is within {EDGE:.0%} of it)"
+    if duties is not None and reach(duties) == "out":
         return v + "; **out of reach here with the steps' duties** (the bare floor meets it, the floor with them does not)"
+    if duties is not None and reach(duties) == "edge":
+        return v + f"; **at the edge of reach here with the steps' duties** (their floor is within {EDGE:.0%} of it)"
     return v + "; within reach (the floor" + (" with the steps' duties" if duties is not None else "") + " meets it)"
+
+
+EDGE = 0.02
 
 
 def floors(bare, duties, base):
