@@ -7,8 +7,9 @@
  *
  * -n: no net namespace. -f: load FILTER (pysbx-seccomp --export output)
  * just before the target's exec: the kernel's share of the seccomp step,
- * which no design can skip (the compilation it can). Namespaces user, mount, pid, ipc, uts (+ net);
- * one uid/gid mapped; a tmpfs root with /usr read-only, the merged-usr
+ * which no design can skip (the compilation it can).
+ *
+ * Namespaces user, mount, pid, ipc, uts (+ net); one uid/gid mapped; a tmpfs root with /usr read-only, the merged-usr
  * links, proc, a minimal /dev, a 64 MiB /tmp, the workspace read-only, the
  * scratch dir read-write, the four /etc files, pivot_root, a read-only
  * root, lo up, a second user+mount namespace that locks the mounts, then
@@ -199,7 +200,8 @@ int main(int argc, char **argv)
 	die(setsid() > 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && chdir("/workspace") == 0);
 	if (prog.len)
-		die(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0);
+		die(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ==
+		    0);
 	execve(argv[i + 2], argv + i + 2, env);
 	return 127;
 }
