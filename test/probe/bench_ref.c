@@ -9,13 +9,14 @@
  * just before the target's exec: the kernel's share of the seccomp step,
  * which no design can skip (the compilation it can).
  *
- * Namespaces user, mount, pid, ipc, uts (+ net); one uid/gid mapped; a tmpfs root with /usr read-only, the merged-usr
- * links, proc, a minimal /dev, a 64 MiB /tmp, the workspace read-only, the
- * scratch dir read-write, the four /etc files, pivot_root, a read-only
- * root, lo up, a second user+mount namespace that locks the mounts, then
- * the same three processes as pysbx and bwrap (monitor, pid 1, target)
- * with a new session, no_new_privs and the policy's environment. Not a
- * sandbox to use: any failure just exits 1. */
+ * Namespaces user, mount, pid, ipc, uts (+ net); one uid/gid mapped; a
+ * tmpfs root with /usr read-only, the merged-usr links, proc, a minimal
+ * /dev, a 64 MiB /tmp, the workspace read-only, the scratch dir read-write,
+ * the four /etc files, pivot_root, a read-only root, lo up, a second
+ * user+mount namespace that locks the mounts, then the same three processes
+ * as pysbx and bwrap (monitor, pid 1, target) with a new session,
+ * no_new_privs and the policy's environment. Not a sandbox to use: any
+ * failure just exits 1. */
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/mount.h>
