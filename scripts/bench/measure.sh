@@ -155,15 +155,15 @@ HOPS3="$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop"
 # becomes the dir's path), waits for it and removes the dir; the reference
 # loads the exported filter just before the target's exec (the kernel's
 # share of the seccomp step; compiling it can be skipped, loading it not).
+# With PARENT "-" and SCRATCH $SCR, the scratch dir adopted: the floor of
+# the like-for-like row.
 DUTY_F=""
 [[ -z $bwrap_seccomp ]] || DUTY_F="-f $FILTER"
-duties() { # NET_FLAG TARGET...
-	local n=$1
-	shift
-	echo "$PROBE/bench_guard /tmp $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $n $DUTY_F $WS {} $*"
+duties() { # PARENT SCRATCH NET_FLAG TARGET...
+	local parent=$1 scratch=$2 n=$3
+	shift 3
+	echo "$PROBE/bench_guard $parent $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $n $DUTY_F $WS $scratch $*"
 }
-# The same with the scratch dir adopted: the floor of the like-for-like row.
-DUTIES_ADOPTED="$PROBE/bench_guard - $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $DUTY_F $WS $SCR"
 REVERSE=1 bench startup "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"pysbx, net ns" "$(pysbx_cmd "$POL" $T)" \
@@ -175,9 +175,9 @@ REVERSE=1 bench startup "$STD" \
 	"reference program, no net ns" "$PROBE/bench_ref -n $WS $SCR $T" \
 	"reference + three exec hops, net ns" "$HOPS3 $PROBE/bench_ref $WS $SCR $T" \
 	"reference + three exec hops, no net ns" "$HOPS3 $PROBE/bench_ref -n $WS $SCR $T" \
-	"floor with the steps' duties, net ns" "$(duties "" $T)" \
-	"floor with the steps' duties, no net ns" "$(duties -n $T)" \
-	"floor with the steps' duties, scratch adopted, net ns" "$DUTIES_ADOPTED $T"
+	"floor with the steps' duties, net ns" "$(duties /tmp {} "" $T)" \
+	"floor with the steps' duties, no net ns" "$(duties /tmp {} -n $T)" \
+	"floor with the steps' duties, scratch adopted, net ns" "$(duties - "$SCR" "" $T)"
 
 # 2. python3 -I -S -c pass
 PY="/usr/bin/python3 -I -S -c pass"
@@ -186,7 +186,7 @@ REVERSE=1 bench python "$STD" \
 	"pysbx + python3" "$(pysbx_cmd "$POL" "$PY")" \
 	"bwrap + python3" "$(bwrap_cmd net "$PY")" \
 	"reference + three exec hops + python3" "$HOPS3 $PROBE/bench_ref $WS $SCR $PY" \
-	"floor with the steps' duties + python3" "$(duties "" "$PY")"
+	"floor with the steps' duties + python3" "$(duties /tmp {} "" "$PY")"
 
 # 3. each step alone, and the chain minus steps.
 bench steps "$STD" \

@@ -102,10 +102,10 @@ def main():
     print("| from | to | median ms |")
     print("|---|---|---:|")
     for i in range(1, len(seq)):
-        d = sorted(r[i][0] - r[i - 1][0] for r in good)
-        print(f"| {seq[i - 1]} | {seq[i]} | {d[len(d) // 2]:.3f} |")
-    d = sorted(r[-1][0] - r[0][0] for r in good)
-    print(f"| **{seq[0]}** | **{seq[-1]}** | **{d[len(d) // 2]:.3f}** |")
+        d = median(r[i][0] - r[i - 1][0] for r in good)
+        print(f"| {seq[i - 1]} | {seq[i]} | {d:.3f} |")
+    d = median(r[-1][0] - r[0][0] for r in good)
+    print(f"| **{seq[0]}** | **{seq[-1]}** | **{d:.3f}** |")
 
 
 if __name__ == "__main__":

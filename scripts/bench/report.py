@@ -290,6 +290,9 @@ p("| target | measured | floor here | verdict |")
 p("|---|---|---|---|")
 
 
+EDGE = 0.02
+
+
 def verdict_floor(value, limit, floor, lower_is_better=True, duties=None, **kw):
     """verdict(), and for a missed target whether a floor allows it: a
     floor within EDGE of the limit (either side) is "at the edge", the run
@@ -309,9 +312,6 @@ def verdict_floor(value, limit, floor, lower_is_better=True, duties=None, **kw):
     if duties is not None and reach(duties) == "edge":
         return v + f"; **at the edge of reach here with the steps' duties** (their floor is within {EDGE:.0%} of it)"
     return v + "; within reach (the floor" + (" with the steps' duties" if duties is not None else "") + " meets it)"
-
-
-EDGE = 0.02
 
 
 def floors(bare, duties, base):
@@ -696,7 +696,6 @@ if os.path.exists(st):
 
 SIDES = (("pysbx", "pysbx"), ("bwrap", "bwrap"),
          ("bench_guard", "floor with the steps' duties"))
-ph = {side: os.path.join(RES, f"phases-{side}.md") for side, _ in SIDES}
 
 
 def phase_summary(side):
@@ -709,7 +708,9 @@ def phase_summary(side):
         return None
 
 
-if any(os.path.exists(f) or phase_summary(side) for side, f in ph.items()):
+ph = {side: os.path.join(RES, f"phases-{side}.md") for side, _ in SIDES}
+spans = {side: phase_summary(side) for side, _ in SIDES}
+if any(os.path.exists(f) or spans[side] for side, f in ph.items()):
     p("## Where the time goes: one start, phase by phase")
     p()
     p("Scheduler events (exec, fork, exit) of every process of a start,")
@@ -720,8 +721,7 @@ if any(os.path.exists(f) or phase_summary(side) for side, f in ph.items()):
     p("program is loaded, so the time of an execve itself falls in the phase")
     p("that ends with it. perf's tracing adds a little to every phase.")
     p()
-    rows = [(label, phase_summary(side)) for side, label in SIDES]
-    if any(r for _, r in rows):
+    if any(spans.values()):
         p("The same spans for each side (medians, ms): the first program's")
         p("own work before its first fork (pysbx: the front door and the")
         p("guard; the floor: bench_guard making the scratch dir), from there to")
@@ -731,10 +731,11 @@ if any(os.path.exists(f) or phase_summary(side) for side, f in ph.items()):
         p()
         p("| side | runs | front | to the target's exec | target | way back | total |")
         p("|---|---:|---:|---:|---:|---:|---:|")
-        for label, r in rows:
+        for side, label in SIDES:
+            r = spans[side]
             if r:
                 p(f"| {label} | {r[0]} | " + " | ".join(f"{x:.3f}" for x in r[1:]) + " |")
-        pys, fl = rows[0][1], rows[2][1]
+        pys, fl = spans["pysbx"], spans["bench_guard"]
         if pys and fl:
             d = [a - b for a, b in zip(pys[1:], fl[1:])]
             p(f"| pysbx − floor | | {d[0]:+.3f} | {d[1]:+.3f} | {d[2]:+.3f} | {d[3]:+.3f} | {d[4]:+.3f} |")
