@@ -11,8 +11,9 @@
 # Needs: a build (./build.sh), hyperfine, bwrap, python3, strace (for
 # "where the time goes"; optional). Everything is measured as an
 # unprivileged user, as pysbx is meant to run: started as root, this copies
-# build/bin, the probes, the policies and the bench fixtures into a fresh
-# directory under /tmp readable by all and runs the measurements through
+# build/bin, the probes and the policies (plus two variants of
+# python.policy made by scripts/bench/derive.sh) into a fresh directory
+# under /tmp readable by all and runs the measurements through
 # setpriv as uid/gid BENCH_UID (default 4243: not test/run.sh's 4242, so
 # that a test run at the same time and this script never take each other's
 # processes for leftovers) with no groups, no capabilities and a clean
@@ -61,14 +62,6 @@ if [[ ! -x build/bin/pysbx || ! -x build/test/probe/bench_true || ! -x build/tes
 	exit 111
 fi
 
-# The bench policies must stay python.policy with one change each.
-drift() { # FIXTURE SED-EXPRESSION-THAT-UNDOES-THE-CHANGE
-	sed '1,/^#$/d' "$1" | sed "$2" | cmp -s - policies/python.policy ||
-		echo "bench.sh: warning: $1 is no longer policies/python.policy with one change: update it" >&2
-}
-drift test/fixtures/bench/python-nonet.policy 's/^unshare user mount pid ipc uts$/unshare user mount pid ipc uts net/'
-drift test/fixtures/bench/python-host.policy 's|^chdir ${WORKSPACE}$|chdir /workspace|'
-
 WORK=$(mktemp -d /tmp/pysbx-bench.XXXXXX) || exit 111
 cleanup() {
 	if ((KEEP)); then
@@ -84,14 +77,15 @@ trap 'exit 130' INT TERM
 # by the bench uid (the policies must pass pysbx's trust check, and a
 # benchmark must not be able to change what it measures).
 chmod 0755 "$WORK"
-mkdir -p "$WORK/build/test" "$WORK/test/fixtures" "$WORK/scripts" "$WORK/ws" "$WORK/home" "$WORK/results"
+mkdir -p "$WORK/build/test" "$WORK/derived" "$WORK/scripts" "$WORK/ws" "$WORK/home" "$WORK/results"
 cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
 cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
 cp -R --preserve=mode,timestamps policies "$WORK/policies"
-cp -R --preserve=mode,timestamps test/fixtures/bench "$WORK/test/fixtures/bench"
 cp -R --preserve=mode,timestamps scripts/bench "$WORK/scripts/bench"
+# The no-net and host variants of python.policy, made from it now.
+scripts/bench/derive.sh policies/python.policy "$WORK/derived" || exit 111
 cp build/test/probe/bench_true build/test/probe/bench_loop "$WORK/ws/"
-chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/policies" "$WORK/scripts" "$WORK/ws"
+chmod -R a+rX,go-w "$WORK/build" "$WORK/derived" "$WORK/policies" "$WORK/scripts" "$WORK/ws"
 
 if [[ $(id -u) == 0 ]]; then
 	if ! [[ $BENCH_UID =~ ^[1-9][0-9]*$ ]]; then

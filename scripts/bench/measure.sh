@@ -5,8 +5,8 @@
 #
 # Runs as the unprivileged user that owns RESULTS (bench.sh drops to it
 # when started as root). TREE is laid out like the repository (build/bin,
-# build/test/probe, policies, test/fixtures/bench, ws/ with the static
-# probes); RESULTS receives, per group, GROUP.json (hyperfine's export),
+# build/test/probe, policies) plus derived/ (scripts/bench/derive.sh's
+# variants of python.policy) and ws/ (the static probes); RESULTS receives, per group, GROUP.json (hyperfine's export),
 # GROUP.cmds (name TAB command, in order; "FAIL name TAB command TAB why"
 # for a command that did not run), plus sizes.txt, rss.txt, strace-*.txt
 # and log.txt. Nothing here is timed by the script itself but the RSS
@@ -30,8 +30,8 @@ BIN=$TREE/build/bin
 PROBE=$TREE/build/test/probe
 WS=$TREE/ws
 POL=$TREE/policies/python.policy
-POL_NONET=$TREE/test/fixtures/bench/python-nonet.policy
-POL_HOST=$TREE/test/fixtures/bench/python-host.policy
+POL_NONET=$TREE/derived/python-nonet.policy
+POL_HOST=$TREE/derived/python-host.policy
 SCR=$RES/scratch
 ETC=$RES/etc
 FILTER=$RES/python.bpf

@@ -42,7 +42,7 @@ def short(s):
         (WORK + "/build/bin/", "$BIN/"),
         (WORK + "/build/test/probe/", "$PROBE/"),
         (WORK + "/policies/", "policies/"),
-        (WORK + "/test/fixtures/bench/", "test/fixtures/bench/"),
+        (WORK + "/derived/", "$DERIVED/"),
         (WORK + "/results/scratch", "$SCRATCH"),
         (WORK + "/results/etc/", "$ETC/"),
         (WORK + "/results/python.bpf", "$FILTER"),
@@ -193,7 +193,10 @@ p("build/test/probe, `$WS` = a read-only directory holding copies of the")
 p("probes (mounted at /workspace on both sides), `$SCRATCH` = a directory")
 p("bound at /scratch for bwrap (pysbx creates and removes its own per run),")
 p("`$ETC` = the /etc files that python.policy writes with `file`,")
-p("`$FILTER` = `pysbx-seccomp -p policies/python.policy --export` output.")
+p("`$FILTER` = `pysbx-seccomp -p policies/python.policy --export` output,")
+p("`$DERIVED` = python.policy's two variants made by scripts/bench/derive.sh")
+p("at each run (python-nonet.policy: no `net` in `unshare`;")
+p("python-host.policy: `chdir ${WORKSPACE}`).")
 p("The static `true` is test/probe/bench_true.c; the syscall loop")
 p("test/probe/bench_loop.c.")
 p()
@@ -413,8 +416,8 @@ if os.path.exists(os.path.join(RES, "nofilter")):
 
 p("## 1. Start-up: python.policy over a static `true`")
 p()
-p("pysbx with policies/python.policy (and a copy without `net` in `unshare`:")
-p("test/fixtures/bench/python-nonet.policy) against bubblewrap given the same")
+p("pysbx with policies/python.policy (and a variant without `net` in")
+p("`unshare`: $DERIVED/python-nonet.policy) against bubblewrap given the same")
 p("namespaces (user, mount, pid, ipc, uts, ±net), hostname, nested user")
 p("namespaces disabled, new session, die-with-parent, no capabilities, the")
 p("same environment, the same mounts (/usr ro, merged-usr links, proc, dev,")
@@ -440,13 +443,13 @@ table("python", ref="python3 (bare)", ref_label="bare")
 p("## 3. The chain, step by step")
 p()
 p("Each step alone, over the static `true` (standalone steps read the policy")
-p("file themselves; test/fixtures/bench/python-host.policy is python.policy")
+p("file themselves; $DERIVED/python-host.policy is python.policy")
 p("with `chdir ${WORKSPACE}` so that pysbx-exec can run on the host):")
 p()
 table("steps", ref="static true (bare)", ref_label="bare true")
 p("The chain with steps left out (the guard resolves the policy once and")
 p("passes the plan down as a sealed memfd). These rows use")
-p("test/fixtures/bench/python-nonet.policy: a net namespace's creation and")
+p("$DERIVED/python-nonet.policy: a net namespace's creation and")
 p("asynchronous teardown add milliseconds of variance that would drown the")
 p("cost of one execve.")
 p()
