@@ -224,8 +224,10 @@ bench chain "$STD" \
 	"mount+exec+seccomp" "$BIN/pysbx-mount -p $POL_NONET $AD -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
 	"${SHM_ROW[@]}"
 
-# 4. syscall overhead of the filter
-bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-5}" \
+# 4. syscall overhead of the filter. Seconds per run: a neighbour's burst
+# on the shared host would land on one command only (seen: 1.17x in one
+# run, 1.02-1.04x in the runs around it), hence both orders.
+REVERSE=1 bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-5}" \
 	"bench_loop $LOOP_N (no filter)" "$PROBE/bench_loop $LOOP_N" \
 	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_loop $LOOP_N"
 
@@ -235,7 +237,7 @@ bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-5}" \
 # the static true's, at PAR and at 1, what running PAR at a time costs
 # this machine for any process at all.
 q() { printf "'%s'" "$1"; }
-bench batch "--warmup 1 --runs $BATCH_RUNS" \
+REVERSE=1 bench batch "--warmup 1 --runs $BATCH_RUNS" \
 	"pysbx x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(pysbx_cmd "$POL" $T)")" \
 	"bwrap x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(bwrap_cmd net $T)")" \
 	"reference program x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $PROBE/bench_ref $WS $SCR $T")" \
