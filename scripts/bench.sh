@@ -25,7 +25,7 @@
 # BENCH_RUNS (30), BENCH_LOOP_N (1000000), BENCH_BATCH (100),
 # BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_LOOP_RUNS (5),
 # BENCH_PHASE_RUNS (40), BENCH_UID (4243).
-# About 3-4 minutes on a 2-vCPU machine.
+# About 4 minutes on a 2-vCPU machine.
 #
 # Exit: 0 when the report was written, 100 on bad usage, 111 when a tool
 # or the build is missing.

@@ -188,8 +188,9 @@ REVERSE=1 bench python "$STD" \
 	"reference + three exec hops + python3" "$HOPS3 $PROBE/bench_ref $WS $SCR $PY" \
 	"floor with the steps' duties + python3" "$(duties /tmp {} "" "$PY")"
 
-# 3. each step alone, and the chain minus steps.
-bench steps "$STD" \
+# 3. each step alone, and the chain minus steps (a step's cost is a
+# difference of two rows: both orders, so that drift lands on neither).
+REVERSE=1 bench steps "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
 	"one exec hop + true" "$PROBE/bench_hop $PROBE/bench_true" \
 	"four exec hops + true" "$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_true" \
@@ -214,7 +215,7 @@ if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs && -w /dev/shm ]]; then
 	SHM_ROW=("run, scratch created on a tmpfs (/dev/shm)"
 		"$BIN/pysbx run -p $POL_NONET $HD -D SCRATCH_DIR=/dev/shm -- $T")
 fi
-bench chain "$STD" \
+REVERSE=1 bench chain "$STD" \
 	"run: front+clean+mount+exec+seccomp" "$(pysbx_cmd "$POL_NONET" $T)" \
 	"run, scratch adopted (not created)" "$BIN/pysbx run -p $POL_NONET $AD -- $T" \
 	"clean+mount+exec+seccomp" "$BIN/pysbx-clean -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
