@@ -32,8 +32,9 @@ ex = [x for x in r if x.get("event") == "exit"]
 ex = ex[-1] if ex else {}
 print(eval(sys.argv[2]))' "$1" "$2" 2>&1
 }
-# is FILE EXPR WANT: json FILE EXPR prints WANT.
-is() {
+# record_is FILE EXPR WANT: json FILE EXPR prints WANT (lib.sh's `is` compares
+# two strings; this one evaluates a status record).
+record_is() {
 	local got
 	got=$(json "$1" "$2")
 	[[ $got == "$3" ]] || { echo "# $2: got '$got', want '$3'" >&2; return 1; }
@@ -73,7 +74,7 @@ check "no program is a usage error (100)" test $? = 100
 	bash -c 'trap "" TERM; while :; do sleep 0.05; done' 3>"$T/st"
 check "a target ignoring SIGTERM is killed after the grace period (124)" test $? = 124
 check "... status record: timeout true, SIGKILL, stage target" \
-	is "$T/st" '(ex["timeout"], ex["signal"], ex["stage"], ex["code"])' \
+	record_is "$T/st" '(ex["timeout"], ex["signal"], ex["stage"], ex["code"])' \
 	"(True, 9, 'target', 124)"
 
 "$CLEAN" -t 300ms -k 200ms bash -c 'kill -STOP $$; exit 3'
@@ -82,7 +83,7 @@ check "a target that stopped itself is still ended by the timeout (124)" test $?
 "$CLEAN" --status-fd 3 -t 300ms bash -c 'trap "exit 0" TERM; while :; do sleep 0.05; done' 3>"$T/st" 2>/dev/null
 check "a timeout is 124 even when the target exits 0 on SIGTERM" test $? = 124
 check "... and the status record says SIGTERM was not fatal (signal 0)" \
-	is "$T/st" '(ex["timeout"], ex["signal"])' "(True, 0)"
+	record_is "$T/st" '(ex["timeout"], ex["signal"])' "(True, 0)"
 
 "$CLEAN" -t none bash -c 'exit 0'
 check "-t none runs without a deadline" test $? = 0
@@ -129,7 +130,7 @@ wait "$g"
 rc=$?
 check "SIGTERM to the guard stops the target (its TERM handler exits 5)" \
 	test "$rc:$(cat "$T/term" 2>/dev/null)" = "5:term"
-check "... and the status record has no timeout" is "$T/st" 'ex["timeout"]' False
+check "... and the status record has no timeout" record_is "$T/st" 'ex["timeout"]' False
 
 "$CLEAN" bash -c ': >"$1"; trap "echo hup >>\"\$0\"" HUP; trap "echo usr2 >>\"\$0\"; exit 0" USR2;
 	while :; do sleep 0.05; done' "$T/hup" "$T/ready3" &
@@ -198,7 +199,7 @@ rc=$?
 check "a scratch parent writable by others (not sticky) is refused (100)" \
 	test $rc = 100 -a -z "$(ls -A "$T/open")"
 check "... status record: stage clean, code 100, the reason" \
-	is "$T/st" '(ex["stage"], ex["code"], ex["error"].endswith("is writable by group or others (and not sticky)"))' \
+	record_is "$T/st" '(ex["stage"], ex["code"], ex["error"].endswith("is writable by group or others (and not sticky)"))' \
 	"('clean', 100, True)"
 
 # A guard killed by SIGKILL leaves its scratch; --sweep removes that one
@@ -308,7 +309,7 @@ if unshare -Urm true 2>/dev/null; then
 	check "a bind mount inside scratch: the host directory behind it is intact" \
 		test "$(cat "$H/file" 2>/dev/null)" = keep
 	check "... the status record names what was left" \
-		is "$T/st" '(ex.get("scratch_error"), ex["code"])' \
+		record_is "$T/st" '(ex.get("scratch_error"), ex["code"])' \
 		"(\"unable to remove 'm' in the scratch directory (a mount point): Resource busy\", 0)"
 	unshare -Urm bash -c '"$0" --scratch-parent "$1" bash -c "mount --bind \"\$0\" \"\$SCRATCH\"" "$2" 2>/dev/null' \
 		"$CLEAN" "$P" "$H"
@@ -327,22 +328,22 @@ fi
 
 "$CLEAN" --status-fd 3 bash -c 'echo $$ >"$0"; exit 3' "$T/pid" 3>"$T/st"
 check "status: started with the target's pid, then exit code 3, no signal" \
-	is "$T/st" '(r[0], ex["stage"], ex["code"], ex["signal"], ex["timeout"], ex["error"], all(type(ex[k]) is int for k in ("wall_ms","user_ms","sys_ms","max_rss_kb")))' \
+	record_is "$T/st" '(r[0], ex["stage"], ex["code"], ex["signal"], ex["timeout"], ex["error"], all(type(ex[k]) is int for k in ("wall_ms","user_ms","sys_ms","max_rss_kb")))' \
 	"({'event': 'started', 'pid': $(cat "$T/pid")}, 'target', 3, 0, False, None, True)"
 
 "$CLEAN" --status-fd 3 bash -c 'kill -KILL $$' 3>"$T/st"
 check "status: a target killed by SIGKILL: code 137, signal 9" \
-	is "$T/st" '(ex["code"], ex["signal"], ex["timeout"])' "(137, 9, False)"
+	record_is "$T/st" '(ex["code"], ex["signal"], ex["timeout"])' "(137, 9, False)"
 
 "$CLEAN" --status-fd 3 "$T/no-such-program" 3>"$T/st" 2>/dev/null
 check "status: a program not found: no started record, stage clean, code 127, ENOENT" \
-	is "$T/st" '(len(r), ex["stage"], ex["code"], ex["errno"], "no-such-program" in ex["error"])' \
+	record_is "$T/st" '(len(r), ex["stage"], ex["code"], ex["errno"], "no-such-program" in ex["error"])' \
 	"(1, 'clean', 127, 2, True)"
 
 printf 'limt nofile 1\n' >"$T/bad.policy"
 "$CLEAN" --status-fd 3 -p "$T/bad.policy" true 3>"$T/st" 2>/dev/null
 check "status: an invalid policy: stage clean, code 100" \
-	is "$T/st" '(ex["stage"], ex["code"])' "('clean', 100)"
+	record_is "$T/st" '(ex["stage"], ex["code"])' "('clean', 100)"
 
 # --- the report channel, with stand-in chain steps ---------------------------
 # A program named pysbx-mount or pysbx-exec is a chain step: it gets
@@ -384,9 +385,9 @@ EOF2
 rc=$?
 check "chain: the step's exit code (the target's, 11) is the guard's" test $rc = 11
 check "chain: started carries pid 1's pid from the mount step's record" \
-	is "$T/st" 'r[0]' "{'event': 'started', 'pid': 4242}"
+	record_is "$T/st" 'r[0]' "{'event': 'started', 'pid': 4242}"
 check "chain: the exit record is the target's" \
-	is "$T/st" '(ex["stage"], ex["code"], ex["signal"], ex["error"])' "('target', 11, 0, None)"
+	record_is "$T/st" '(ex["stage"], ex["code"], ex["signal"], ex["error"])' "('target', 11, 0, None)"
 check "chain: the sealed plan holds the created \${SCRATCH} and the timeout" \
 	python3 -c '
 import re, sys
@@ -401,28 +402,28 @@ check "chain: the scratch directory is gone afterwards" test -z "$(ls -A "$T/sp"
 "$CLEAN" --status-fd 3 "$T/fake/pysbx-mount" "$T/plan" sig 3>"$T/st"
 rc=$?
 check "chain: a target killed by SIGKILL: 137, signal 9 from pid 1's record" \
-	is "$T/st" "(ex['stage'], ex['code'], ex['signal'], $rc)" "('target', 137, 9, 137)"
+	record_is "$T/st" "(ex['stage'], ex['code'], ex['signal'], $rc)" "('target', 137, 9, 137)"
 
 "$CLEAN" --status-fd 3 "$T/fake/pysbx-mount" "$T/plan" fail 3>"$T/st"
 rc=$?
 check "chain: a mount setup failure: 111 with stage mount, its error and errno" \
-	is "$T/st" "(len(r), ex['stage'], ex['code'], ex['errno'], ex['error'], ex['signal'], $rc)" \
+	record_is "$T/st" "(len(r), ex['stage'], ex['code'], ex['errno'], ex['error'], ex['signal'], $rc)" \
 	"(1, 'mount', 111, 1, 'unable to mount /usr: Operation not permitted', 0, 111)"
 
 "$CLEAN" --status-fd 3 "$T/fake/pysbx-exec" "$T/plan" fail 3>"$T/st"
 rc=$?
 check "chain: a program not found by a later step: 127 with stage exec" \
-	is "$T/st" "(ex['stage'], ex['code'], ex['errno'], $rc)" "('exec', 127, 2, 127)"
+	record_is "$T/st" "(ex['stage'], ex['code'], ex['errno'], $rc)" "('exec', 127, 2, 127)"
 
 "$CLEAN" --status-fd 3 "$T/fake/no-such-step/pysbx-mount" 3>"$T/st" 2>/dev/null
 rc=$?
 check "chain: the first step not found: 127 with stage clean" \
-	is "$T/st" "(ex['stage'], ex['code'], $rc)" "('clean', 127, 127)"
+	record_is "$T/st" "(ex['stage'], ex['code'], $rc)" "('clean', 127, 127)"
 
 "$CLEAN" --status-fd 3 -t 300ms -k 100ms "$T/fake/pysbx-mount" "$T/plan" hang 3>"$T/st"
 rc=$?
 check "chain: a timeout after start: 124, stage target, timeout true" \
-	is "$T/st" "(ex['stage'], ex['code'], ex['timeout'], $rc)" "('target', 124, True, 124)"
+	record_is "$T/st" "(ex['stage'], ex['code'], ex['timeout'], $rc)" "('target', 124, True, 124)"
 
 # --- the chain (needs pysbx-mount, pysbx-exec, pysbx-seccomp) ----------------
 
@@ -453,7 +454,7 @@ EOF
 	check "chain: the target's code (4) comes back and its setsid'd daemon stops" \
 		test $rc = 4 && stopped_growing "$f"
 	check "chain: started carries pid 1's host pid, exit the target's stage" \
-		is "$T/st" '(r[0]["event"], r[0]["pid"] > 0, ex["stage"], ex["code"])' "('started', True, 'target', 4)"
+		record_is "$T/st" '(r[0]["event"], r[0]["pid"] > 0, ex["stage"], ex["code"])' "('started', True, 'target', 4)"
 	f=$T/cout/chain-kill
 	"$CLEAN" -p "$T/pol/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
 		bash -c 'setsid bash -c "while :; do echo x >>/out/chain-kill; sleep 0.05; done" </dev/null >/dev/null 2>&1 & sleep 100' &

@@ -13,10 +13,6 @@ T=$(mktemp -d "$HOME/mount.XXXXXX") || exit 111
 trap 'chmod -R u+w "$T"; rm -rf "$T"' EXIT
 
 . "${PYSBX_TESTDIR:?}/lib.sh"
-# expect NAME WANT GOT: exact comparison, the difference shown on failure
-expect() {
-	if [[ $2 == "$3" ]]; then ok "$1"; else not_ok "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
-}
 
 # The host side of the ro-bind: a file that must not change.
 mkdir -p "$T/host/sub"
@@ -27,61 +23,61 @@ sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
 
 echo "1..38"
 
-expect "the root holds exactly what the policy made" \
+same "the root holds exactly what the policy made" \
 	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
-expect "/dev holds exactly the minimal set" \
+same "/dev holds exactly the minimal set" \
 	"$(printf '%s\n' fd full null ptmx pts random shm stderr stdin stdout tty urandom zero)" \
 	"$(sbx ls /dev)"
-expect "dir made /data" "" "$(sbx ls /data)"
-expect "file wrote /etc/greeting" "hello" "$(sbx cat /etc/greeting)"
-expect "a tmpfs is writable" "ok" "$(sbx write /tmp/x)"
-expect "a ro-bind refuses writes with EROFS" "EROFS" "$(sbx write /ro/file)"
-expect "the host file behind the ro-bind is unchanged" "original" "$(cat "$T/host/file")"
-expect "the root itself is read-only" "EROFS" "$(sbx write /newfile)"
-expect "/dev refuses new files" "EROFS" "$(sbx write /dev/newfile)"
-expect "/dev/null is writable" "ok" "$(sbx write /dev/null)"
-expect "proc shows only the sandbox's pids (pid 1 and the target)" \
+same "dir made /data" "" "$(sbx ls /data)"
+same "file wrote /etc/greeting" "hello" "$(sbx cat /etc/greeting)"
+same "a tmpfs is writable" "ok" "$(sbx write /tmp/x)"
+same "a ro-bind refuses writes with EROFS" "EROFS" "$(sbx write /ro/file)"
+same "the host file behind the ro-bind is unchanged" "original" "$(cat "$T/host/file")"
+same "the root itself is read-only" "EROFS" "$(sbx write /newfile)"
+same "/dev refuses new files" "EROFS" "$(sbx write /dev/newfile)"
+same "/dev/null is writable" "ok" "$(sbx write /dev/null)"
+same "proc shows only the sandbox's pids (pid 1 and the target)" \
 	"$(printf '%s\n' 1 2)" "$(sbx pids)"
-expect "the hostname is the policy's" "pysbx-test" "$(sbx hostname)"
-expect "identity map: the caller's uid and gid" \
+same "the hostname is the policy's" "pysbx-test" "$(sbx hostname)"
+same "identity map: the caller's uid and gid" \
 	"uid=$(id -u) gid=$(id -g) euid=$(id -u) egid=$(id -g)" "$(sbx id)"
 got=$("$MNT" -p "$FIX/uid0.policy" -D PROBE="$PROBE" "$P" id 2>&1)
-expect "uid 0 / gid 0 mapping" "uid=0 gid=0 euid=0 egid=0" "$got"
+same "uid 0 / gid 0 mapping" "uid=0 gid=0 euid=0 egid=0" "$got"
 nocaps=$(printf 'Cap%s:\t0000000000000000\n' Inh Prm Eff Bnd Amb)
-expect "no capability in any set (identity map)" "$nocaps" "$(sbx caps)"
+same "no capability in any set (identity map)" "$nocaps" "$(sbx caps)"
 got=$("$MNT" -p "$FIX/uid0.policy" -D PROBE="$PROBE" "$P" caps 2>&1)
-expect "no capability in any set, even as uid 0 inside" "$nocaps" "$got"
-expect "a nested user namespace is refused (ENOSPC)" "ENOSPC" "$(sbx userns)"
+same "no capability in any set, even as uid 0 inside" "$nocaps" "$got"
+same "a nested user namespace is refused (ENOSPC)" "ENOSPC" "$(sbx userns)"
 got=$("$MNT" -p "$FIX/nested.policy" -D PROBE="$PROBE" "$P" userns 2>&1)
-expect "nested-userns allow permits one" "ok" "$got"
-expect "remounting a ro-bind read-write fails (EPERM)" "EPERM" "$(sbx remount /ro)"
-expect "unmounting a sandbox mount fails (EPERM)" "EPERM" "$(sbx umount /ro)"
-expect "the network namespace has only lo" "lo" "$(sbx net)"
+same "nested-userns allow permits one" "ok" "$got"
+same "remounting a ro-bind read-write fails (EPERM)" "EPERM" "$(sbx remount /ro)"
+same "unmounting a sandbox mount fails (EPERM)" "EPERM" "$(sbx umount /ro)"
+same "the network namespace has only lo" "lo" "$(sbx net)"
 mi=$(sbx mountinfo)
 points=$(awk '{print $5}' <<<"$mi" | sort | tr '\n' ' ')
-expect "mountinfo lists only the sandbox's mounts, no old root" \
+same "mountinfo lists only the sandbox's mounts, no old root" \
 	"/ /dev /dev/full /dev/null /dev/pts /dev/random /dev/shm /dev/tty /dev/urandom /dev/zero /probe /proc /proc/bus /proc/irq /proc/sys /ro /tmp " \
 	"$points"
-expect "pid 1 cannot be ptraced from inside" "EPERM" "$(sbx ptrace 1)"
-expect "pid 1's environment is unreadable from inside" "EACCES" "$(sbx cat /proc/1/environ)"
+same "pid 1 cannot be ptraced from inside" "EPERM" "$(sbx ptrace 1)"
+same "pid 1's environment is unreadable from inside" "EACCES" "$(sbx cat /proc/1/environ)"
 
 # Fail closed.
 mkdir -p "$T/ws"
 ln -s /etc "$T/ws/link"
 out=$("$MNT" -p "$FIX/redirect.policy" -D PROBE="$PROBE" -D WS="$T/ws" "$P" id 2>&1)
 rc=$?
-expect "a symlink in the workspace where a mount goes: exit 111, named" \
+same "a symlink in the workspace where a mount goes: exit 111, named" \
 	"111|pysbx-mount: fatal: unable to ro-bind /ws/link/x: destination /ws/link is a symlink (at $FIX/redirect.policy:5)" \
 	"$rc|$(head -n1 <<<"$out")"
 ln -s "$T/host" "$T/hostlink"
 out=$("$MNT" -p "$FIX/srclink.policy" -D PROBE="$PROBE" -D LINK="$T/hostlink" "$P" id 2>&1)
 rc=$?
-expect "a symlinked source: exit 111, named" \
+same "a symlinked source: exit 111, named" \
 	"111|pysbx-mount: fatal: unable to ro-bind /src: source $T/hostlink contains a symlink (at $FIX/srclink.policy:3)" \
 	"$rc|$(head -n1 <<<"$out")"
 out=$("$MNT" -p "$FIX/missing.policy" -D PROBE="$PROBE" "$P" id 2>&1)
 rc=$?
-expect "a missing source: exit 111 naming line and path (-try skipped)" \
+same "a missing source: exit 111 naming line and path (-try skipped)" \
 	"111|pysbx-mount: fatal: unable to ro-bind /b: source /nonexistent/pysbx-b cannot be opened (at $FIX/missing.policy:4): No such file or directory" \
 	"$rc|$(head -n1 <<<"$out")"
 
@@ -95,9 +91,9 @@ echo x >"$T/ws/a/.git/hooks/pre-commit"
 rm -f "$T/ws/link"
 M=(-p "$FIX/mask.policy" -D PROBE="$PROBE" -D WS="$T/ws")
 got=$("$MNT" "${M[@]}" "$P" ls /ws/secretdir 2>&1)"|"$("$MNT" "${M[@]}" "$P" cat /ws/secret.txt 2>&1)
-expect "mask hides a directory and a file" "|" "$got"
+same "mask hides a directory and a file" "|" "$got"
 got=$(for f in .env b/id.pem a/.git/hooks/pre-commit b/new; do "$MNT" "${M[@]}" "$P" write "/ws/$f" 2>&1; done | tr '\n' ' ')
-expect "protect keeps .env, *.pem, .git/hooks read-only; the rest writable" \
+same "protect keeps .env, *.pem, .git/hooks read-only; the rest writable" \
 	"EROFS EROFS EROFS ok " "$got"
 
 # Processes and the report fd.
@@ -106,7 +102,7 @@ left=""
 for f in /proc/[0-9]*/cmdline; do
 	[[ $(tr '\0' ' ' 2>/dev/null <"$f") == *"daemon-sleep pysbx-mark-$$"* ]] && left+=" ${f#/proc/}"
 done
-expect "a setsid daemon left by the target dies with it" "" "$left"
+same "a setsid daemon left by the target dies with it" "" "$left"
 # The monitor runs while pid 1 lives in its memory (it forwards with raw
 # system calls): a signal to it still reaches the target, and its death
 # still ends the sandbox (pid 1's parent-death signal and alarm pipe).
@@ -125,33 +121,33 @@ mon=$!
 wait_for up
 kill -TERM "$mon"
 wait "$mon"
-expect "SIGTERM to the monitor reaches the target (exit 128+15)" 143 "$?"
+same "SIGTERM to the monitor reaches the target (exit 128+15)" 143 "$?"
 "$MNT" "${BASIC[@]}" "$P" daemon-sleep "sig-$$" >/dev/null 2>&1 &
 mon=$!
 wait_for up
 kill -KILL "$mon"
 wait "$mon" 2>/dev/null
 wait_for gone
-expect "SIGKILL of the monitor ends the whole sandbox" "" "$(running "daemon-sleep sig-$$")"
+same "SIGKILL of the monitor ends the whole sandbox" "" "$(running "daemon-sleep sig-$$")"
 "$MNT" --report-fd 3 "${BASIC[@]}" "$P" exit 7 3>"$T/rep" >/dev/null 2>&1
 rc=$?
 got=$(sed 's/"pid":[0-9]*/"pid":N/' "$T/rep")
-expect "exit code and report records: started, then the target's status" \
+same "exit code and report records: started, then the target's status" \
 	"7|{\"stage\":\"mount\",\"event\":\"started\",\"pid\":N}
 {\"stage\":\"target\",\"status\":1792,\"exit\":7,\"signal\":0}" "$rc|$got"
 "$MNT" --report-fd 3 -p "$FIX/missing.policy" -D PROBE="$PROBE" "$P" id 3>"$T/rep" >/dev/null 2>&1
 got=$(sed -n 2p "$T/rep")
-expect "a setup failure is reported as a mount-stage error, no target record" \
+same "a setup failure is reported as a mount-stage error, no target record" \
 	"{\"stage\":\"mount\",\"error\":\"unable to ro-bind /b: source /nonexistent/pysbx-b cannot be opened (at $FIX/missing.policy:4): No such file or directory\",\"errno\":2,\"code\":111}|2" \
 	"$got|$(wc -l <"$T/rep")"
 got=$("$MNT" -p "$FIX/nons.policy" "$PROBE/mount_probe" id 2>&1)
-expect "a plan without namespaces only execs the program" \
+same "a plan without namespaces only execs the program" \
 	"uid=$(id -u) gid=$(id -g) euid=$(id -u) egid=$(id -g)" "$got"
 
 # The next pysbx step stays reachable after pivot_root, read-only.
 if [[ -x $BIN/pysbx-exec ]]; then
 	got=$("$MNT" "${BASIC[@]}" "$BIN/pysbx-exec" "$P" write "$BIN/x" 2>&1)
-	expect "the next step runs inside; its directory is read-only" "EROFS" "$got"
+	same "the next step runs inside; its directory is read-only" "EROFS" "$got"
 else
 	skip "pysbx-exec is not built"
 fi
@@ -159,12 +155,12 @@ fi
 if command -v bwrap >/dev/null; then
 	got=$(bwrap --unshare-user --dev-bind / / "$MNT" --allow-untrusted \
 		"${BASIC[@]}" "$P" pids 2>&1)
-	expect "works nested inside bwrap (user namespaces allowed)" \
+	same "works nested inside bwrap (user namespaces allowed)" \
 		"$(printf '%s\n' 1 2)" "$got"
 	out=$(bwrap --unshare-user --disable-userns --dev-bind / / "$MNT" \
 		--allow-untrusted "${BASIC[@]}" "$P" id 2>&1)
 	rc=$?
-	expect "a refused user namespace: exit 111 with a hint naming the limit" \
+	same "a refused user namespace: exit 111 with a hint naming the limit" \
 		"111|pysbx-mount: hint: the user namespace limit is reached" \
 		"$rc|$(sed -n 2p <<<"$out" | cut -c1-54)"
 else
