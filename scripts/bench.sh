@@ -28,7 +28,8 @@
 # About 4 minutes on a 2-vCPU machine.
 #
 # Exit: 0 when the report was written, 100 on bad usage, 111 when a tool
-# or the build is missing.
+# or the build is missing or python.policy's variants cannot be derived
+# (scripts/bench/derive.sh names the line it looked for).
 
 set -uo pipefail
 

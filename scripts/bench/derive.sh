@@ -18,13 +18,12 @@ POLICY=$1
 OUT=$2
 
 derive() { # NAME FROM-LINE TO-LINE
-	local tmp changed
+	local tmp
 	tmp=$(mktemp "$OUT/.$1.XXXXXX") || exit 111
-	# awk compares whole lines as strings: no regex, no ${...} expansion.
-	awk -v from="$2" -v to="$3" '$0 == from { print to; next } { print }' \
-		"$POLICY" >"$tmp" || { rm -f "$tmp"; exit 111; }
-	changed=$(diff "$POLICY" "$tmp" | grep -c '^>')
-	if [[ $changed != 1 ]]; then
+	# awk compares whole lines as strings (no regex, no ${...} expansion)
+	# and counts what it replaced: exit 3 unless exactly one line.
+	if ! awk -v from="$2" -v to="$3" '$0 == from { print to; n++; next }
+		{ print } END { exit n != 1 ? 3 : 0 }' "$POLICY" >"$tmp"; then
 		rm -f "$tmp"
 		echo "derive.sh: fatal: $POLICY has no line '$2' (or more than one):" \
 			"cannot derive $1; update scripts/bench/derive.sh" >&2

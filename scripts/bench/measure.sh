@@ -6,10 +6,11 @@
 # Runs as the unprivileged user that owns RESULTS (bench.sh drops to it
 # when started as root). TREE is laid out like the repository (build/bin,
 # build/test/probe, policies) plus derived/ (scripts/bench/derive.sh's
-# variants of python.policy) and ws/ (the static probes); RESULTS receives, per group, GROUP.json (hyperfine's export),
-# GROUP.cmds (name TAB command, in order; "FAIL name TAB command TAB why"
-# for a command that did not run), plus sizes.txt, rss.txt, strace-*.txt
-# and log.txt. Nothing here is timed by the script itself but the RSS
+# variants of python.policy) and ws/ (the static probes); RESULTS
+# receives, per group, GROUP.json (hyperfine's export), GROUP.rev.json
+# (the same in the opposite order) and GROUP.cmds (name TAB command, in
+# order; "FAIL name TAB command TAB why" for a command that did not run),
+# plus sizes.txt, rss.txt, strace-*.txt and log.txt. Nothing here is timed by the script itself but the RSS
 # sampling: hyperfine does the timing; report.py does the arithmetic.
 #
 # Environment: BENCH_WARMUP (3), BENCH_RUNS (30), BENCH_LOOP_N (1000000),
