@@ -20,10 +20,14 @@
 # pysbx is setuid-free, so its sandbox tests must run unprivileged. As root,
 # this copies the tree above into a fresh directory under /tmp (the checkout
 # may sit where other users cannot enter, as CI's does) and runs each script
-# through setpriv as uid/gid PYSBX_TEST_UID (default 4242, no passwd entry
-# needed) with no groups, no capabilities and a clean environment. At the end
-# it checks that no process of that uid is left over. Otherwise the scripts
-# run directly from the checkout.
+# through setpriv as uid/gid PYSBX_TEST_UID with no groups, no capabilities
+# and a clean environment. At the end it checks that no process of that uid
+# is left over. Otherwise the scripts run directly from the checkout.
+#
+# Unless PYSBX_TEST_UID is given, each run takes a private uid of its own in
+# 42000-42999 (no passwd entry, no process of it running, and held by a lock
+# under /run/lock for the whole run), so two runs on one machine never count
+# each other's processes as leftovers.
 #
 # Environment: PYSBX_TEST_TIMEOUT (seconds per test, default 300),
 # PYSBX_TEST_UID, PYSBX_TEST_VERBOSE=1 (same as -v).
@@ -34,7 +38,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 111
 ROOT=$PWD
 TIMEOUT=${PYSBX_TEST_TIMEOUT:-300}
-TEST_UID=${PYSBX_TEST_UID:-4242}
+TEST_UID=${PYSBX_TEST_UID:-}
 VERBOSE=${PYSBX_TEST_VERBOSE:-0}
 
 if [[ ${1:-} == -v ]]; then
@@ -177,7 +181,29 @@ pids_of_uid() {
 	done
 }
 
+# take_uid: sets TEST_UID to a free uid of 42000-42999 and keeps its lock
+# open on fd UID_LOCK until this shell exits.
+take_uid() {
+	local u k start=$((RANDOM % 1000))
+	mkdir -p /run/lock/pysbx-test || return 1
+	for ((k = 0; k < 1000; k++)); do
+		u=$((42000 + (start + k) % 1000))
+		getent passwd "$u" >/dev/null && continue
+		exec {UID_LOCK}>"/run/lock/pysbx-test/$u" || return 1
+		if flock -n "$UID_LOCK" && [[ -z $(pids_of_uid "$u") ]]; then
+			TEST_UID=$u
+			return 0
+		fi
+		exec {UID_LOCK}>&-
+	done
+	return 1
+}
+
 if ((${#scripts[@]})) && [[ $(id -u) == 0 ]]; then
+	if [[ -z $TEST_UID ]] && ! take_uid; then
+		echo "run.sh: no free test uid in 42000-42999 (set PYSBX_TEST_UID)" >&2
+		exit 111
+	fi
 	if ! [[ $TEST_UID =~ ^[1-9][0-9]*$ ]]; then
 		echo "run.sh: PYSBX_TEST_UID must be a non-zero uid, not '$TEST_UID'" >&2
 		exit 100
