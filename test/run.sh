@@ -218,13 +218,17 @@ if ((${#scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	[[ -d build/bin ]] && cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
 	[[ -d build/test/probe ]] && cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
 	cp -R --preserve=mode,timestamps test "$WORK/test"
+	# The docs, for the tests that run their examples as printed.
+	cp --preserve=mode,timestamps README.md "$WORK/README.md"
+	cp -R --preserve=mode,timestamps docs "$WORK/docs"
 	if [[ -d policies ]]; then
 		cp -R --preserve=mode,timestamps policies "$WORK/policies"
 	fi
 	# The benchmark's report writer, for its test (bench_report.sh).
 	mkdir -p "$WORK/scripts"
 	cp -R --preserve=mode,timestamps scripts/bench "$WORK/scripts/bench"
-	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts"
+	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts" \
+		"$WORK/README.md" "$WORK/docs"
 	[[ -d $WORK/policies ]] && chmod -R a+rX,go-w "$WORK/policies"
 	TREE=$WORK
 else

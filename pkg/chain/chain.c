@@ -330,6 +330,27 @@ int chain_execvpe(const char *file, char **argv, char *const envp[])
 	return seen_eacces ? EACCES : ENOENT;
 }
 
+/* ENOENT from execve of a file that exists: chain_explain_enoent on
+ * the file, or on the first one of that name in PATH. */
+static int explain_enoent(struct diag *d, const char *file,
+			  char *const envp[])
+{
+	const char *p, *e;
+	char buf[PATH_MAX];
+
+	if (strchr(file, '/'))
+		return chain_explain_enoent(d, file, 0);
+	for (p = chain_env_path(envp);; p = e + 1) {
+		e = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), p,
+			     file) < (int)sizeof(buf) &&
+		    e > p && access(buf, X_OK) == 0)
+			return chain_explain_enoent(d, buf, 0);
+		if (!*e)
+			return -1;
+	}
+}
+
 int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 {
 	char **argv = c->next, **nargv = NULL;
@@ -368,7 +389,9 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 	if (c->report_fd >= 0)
 		fcntl(c->report_fd, F_SETFD, FD_CLOEXEC);
 	free(nargv);
-	if (err == ENOENT || err == ENOTDIR)
+	if (err == ENOENT && explain_enoent(d, c->next[0], envp) == 0)
+		;	/* the file is there, its interpreter is not */
+	else if (err == ENOENT || err == ENOTDIR)
 		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s",
 			  c->next[0], strchr(c->next[0], '/') ? "" : " in PATH=",
 			  strchr(c->next[0], '/') ? "" : chain_env_path(envp));

@@ -119,6 +119,13 @@ int chain_seccomp_follows(const char *stage, char **next);
  * 127 not found, 126 not executable (recorded in d). */
 int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
 
+/* execve of the existing file path failed with ENOENT: find out whether
+ * its ELF (PT_INTERP) or #! interpreter is missing (or a #! line ends in
+ * CR) and record that in d (127) with the policy line to add as a hint.
+ * depth: 0 (it follows an interpreter's own interpreter a few levels).
+ * 0 when explained, -1 when not (d untouched). */
+int chain_explain_enoent(struct diag *d, const char *path, int depth);
+
 /* execve file with argv and envp, searching envp's PATH (default
  * /usr/local/bin:/usr/bin:/bin) when file has no '/'. Allocates nothing
  * (a stack buffer per entry), so a CLONE_VFORK child may call it. Returns

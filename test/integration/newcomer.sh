@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A newcomer's path: README's examples work as printed, a policy that
+# asks for little gets exactly that, and a failure names its real cause.
+set -u
+B=$PYSBX_BIN
+P=$PYSBX_POLICIES
+R=$PYSBX_ROOT
+T=$(mktemp -d "$HOME/newcomer.XXXXXX") || exit 111
+trap 'rm -rf "$T"' EXIT
+. "${PYSBX_TESTDIR:?}/lib.sh"
+
+# run: stdout to $T/out, stderr to $T/err, exit status to $rc
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+err() { cat "$T/err"; }
+# pol NAME LINE...: write policy NAME (mode 0644)
+pol() {
+	local f=$T/$1.policy
+	shift
+	printf '%s\n' "$@" >"$f"
+	chmod 0644 "$f"
+	echo "$f"
+}
+
+echo "1..12"
+
+# --- (a) a policy without `unshare` ------------------------------------
+# No namespace is made: the target runs on the host's view with the
+# chain's process state. The caller's bounding set stays (a normal user
+# cannot empty it; no_new_privs makes it unreachable), every other set is
+# empty.
+p=$(pol empty)
+: >"$p"
+run "$B/pysbx" run -p "$p" -- /bin/sh -c 'exit 7'
+is "$rc:$(err)" "7:" "an empty policy runs the target (its exit code, no message)"
+p=$(pol timeout 'timeout 30s')
+run "$B/pysbx" run -p "$p" -- /bin/sh -c 'grep -e ^CapEff -e ^CapPrm -e ^NoNewPrivs /proc/self/status'
+same "a timeout-only policy runs the target without privileges" \
+	"$(printf 'CapPrm:\t%016x\nCapEff:\t%016x\nNoNewPrivs:\t1' 0 0):" "$(cat "$T/out"):$(err)"
+run "$B/pysbx" policy check "$p"
+is "$rc" 0 "... and policy check agrees"
+
+# --- (b) the README's own example policy, as printed ---------------------
+# The policy block after "A policy is one directive per line".
+awk '/^A policy is one directive per line/ { on = 1; next }
+     on && /^    / { sub(/^    /, ""); print; got = 1; next }
+     on && got { exit }' "$R/README.md" >"$T/my.policy"
+chmod 0644 "$T/my.policy"
+check "README has an example policy" test -s "$T/my.policy"
+run "$B/pysbx" run -p "$T/my.policy" -D WORKSPACE="$T" -- /bin/sh -c 'echo hello'
+is "$rc:$(cat "$T/out"):$(err)" "0:hello:" "README's example policy runs /bin/sh through pysbx run"
+run "$B/pysbx" policy check "$T/my.policy" -D WORKSPACE="$T"
+is "$rc" 0 "... and policy check accepts it"
+
+# A policy that lacks the interpreter's directory: the message names the
+# interpreter and the line to add, not the file that does exist.
+p=$(pol nolib 'unshare user mount' 'ro-bind /usr /usr' 'symlink usr/bin /bin')
+run "$B/pysbx" run -p "$p" -- /bin/sh -c true
+interp=$(readelf -l /bin/sh 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
+[[ -n $interp ]] || interp=$(awk 'NR==1' <(strings -n 8 /bin/sh | grep '^/lib.*ld-'))
+is "$rc" 127 "a missing ELF interpreter: exit 127"
+grep -qF "its ELF interpreter $interp does not exist in the sandbox" "$T/err"
+okrc $? "... naming the interpreter $interp"
+top=/${interp#/}; top=${top%%/"${top#/*/}"}
+grep -qF "hint: add a line that puts $top in the sandbox: 'symlink usr$top $top'" "$T/err"
+okrc $? "... and the line to add"
+
+printf '#!/opt/no-such/python3\nprint(1)\n' >"$T/tool.py"
+chmod 0755 "$T/tool.py"
+run "$B/pysbx-exec" -- "$T/tool.py"
+is "$rc" 127 "a missing #! interpreter: exit 127"
+grep -qF "unable to execute $T/tool.py: its #! interpreter /opt/no-such/python3 does not exist" "$T/err"
+okrc $? "... naming the #! interpreter: $(err)"
+
+printf '#!/bin/sh\r\necho hi\r\n' >"$T/crlf.sh"
+chmod 0755 "$T/crlf.sh"
+run "$B/pysbx-exec" -- "$T/crlf.sh"
+grep -qF "its #! line ends in a carriage return" "$T/err" &&
+	grep -qF "CRLF line ends" "$T/err"
+okrc $? "a #! line with CRLF gets its own message and hint"
