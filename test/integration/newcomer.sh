@@ -24,7 +24,6 @@ pol() {
 	echo "$f"
 }
 
-echo "1..12"
 
 # --- (a) a policy without `unshare` ------------------------------------
 # No namespace is made: the target runs on the host's view with the
@@ -80,3 +79,34 @@ run "$B/pysbx-exec" -- "$T/crlf.sh"
 grep -qF "its #! line ends in a carriage return" "$T/err" &&
 	grep -qF "CRLF line ends" "$T/err"
 okrc $? "a #! line with CRLF gets its own message and hint"
+
+# --- (c) low memory limits ------------------------------------------------
+# The chain's own steps run under the limits before the target: a static
+# tool under `limit as 16M` (and data, and the lowest values accepted)
+# runs; lower ones are policy errors, made by check too.
+for l in "as 16M" "data 16M" "as 1M" "data 1M" "stack 32K"; do
+	p=$(pol lim 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" \
+		"limit $l" 'seccomp deny ptrace @keyring')
+	run "$B/pysbx" run -p "$p" -- /probe/bench_true
+	is "$rc:$(err)" "0:" "limit $l: a static tool runs through the whole chain"
+done
+p=$(pol lim 'unshare user mount' 'limit as 512K' 'limit stack 8K')
+run "$B/pysbx" policy check "$p"
+same "limits below what the chain needs are positioned errors" \
+	"100:$p:2:10: error: limit as 512K is below 1M, what pysbx's own last step needs to start the target under it
+$p:3:13: error: limit stack 8K is below 32K, what pysbx's own last step needs to start the target under it
+pysbx: 2 errors in $p; nothing was started" "$rc:$(err)"
+
+# --- (k) did-you-mean for every kind of name -----------------------------
+p=$(pol dym 'pid' 'unshare pdi' 'limit nofil 3' 'seccomp dney ptrace' \
+	'seccomp deny ptrac @netwrok')
+run "$B/pysbx" policy check "$p"
+same "a mistyped name of any kind gets a did-you-mean" \
+	"100:$p:1:1: error: unknown directive 'pid' (did you mean 'unshare pid'?)
+$p:2:9: error: unknown namespace 'pdi' (did you mean 'pid'?) (use user, mount, pid, ipc, uts, net, cgroup or all)
+$p:3:7: error: unknown limit 'nofil' (did you mean 'nofile'?) (use as, core, cpu, data, fsize, locks, memlock, msgqueue, nice, nofile, nproc, rss, rtprio, rttime, sigpending or stack)
+$p:4:9: error: unknown seccomp action 'dney' (did you mean 'deny'?) (use allow, deny, errno=NAME, kill, log or trap; or default, audit)
+$p:5:14: error: unknown syscall 'ptrac' (did you mean 'ptrace'?)
+$p:5:20: error: unknown preset '@netwrok' (did you mean '@network'?) (see docs/POLICY.md for the list)
+pysbx: 6 errors in $p; nothing was started" "$rc:$(err)"
+echo "1..$n"

@@ -20,7 +20,7 @@ out=$("$B/pysbx" policy check "$T/bad.policy" 2>&1); rc=$?
 is "$rc" 100 "three mistakes: exit 100"
 is "$out" "$T/bad.policy:1:1: error: unknown directive 'limt' (did you mean 'limit'?)
 $T/bad.policy:3:12: error: tmpfs size '64Q' has an unknown suffix (use K, M or G)
-$T/bad.policy:4:14: error: unknown syscall 'sockett'
+$T/bad.policy:4:14: error: unknown syscall 'sockett' (did you mean 'socket'?)
 pysbx: 3 errors in $T/bad.policy; nothing was started" "three mistakes: three positioned errors and a summary"
 
 out=$("$B/pysbx" policy check "$P/python.policy" -D WORKSPACE=/srv 2>&1); rc=$?
