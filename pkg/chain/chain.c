@@ -64,6 +64,11 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		       "  -p POLICY          read the policy (docs/POLICY.md)\n"
 		       "  -D NAME=VALUE      define ${NAME}, taken verbatim\n"
 		       "  --allow-untrusted  accept a policy others could change\n"
+		       "  --partial          apply only this step's part of the "
+		       "policy: the other\n"
+		       "                     steps' directives are applied "
+		       "elsewhere (without it,\n"
+		       "                     a policy that has some is refused)\n"
 		       "  --plan-fd N, --report-fd N  set by the previous step "
 		       "of the chain\n"
 		       "  --help, --version\n%s",
@@ -72,6 +77,9 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 	case CHAIN_OPT_VERSION:
 		printf("%s %s\n", d->prog, PYSBX_VERSION);
 		exit(0);
+	case CHAIN_OPT_PARTIAL:
+		c->partial = 1;
+		return 1;
 	case CHAIN_OPT_ALLOW_UNTRUSTED:
 		c->allow_untrusted = 1;
 		return 1;
@@ -137,6 +145,8 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 				 c->policy);
 	}
 	if (!c->allow_untrusted && trust_plan(d, p) < 0)
+		return -1;
+	if (chain_check_applied(d, c, p) < 0)
 		return -1;
 	return 0;
 }
@@ -262,11 +272,16 @@ int chain_takes_value(const char *opt)
 
 int chain_seccomp_follows(const char *stage, char **next)
 {
+	return chain_step_follows(stage, next, "seccomp");
+}
+
+int chain_step_follows(const char *stage, char **next, const char *want)
+{
 	size_t i = 0;
 
 	while (next[i] && chain_step_after(stage, next[i])) {
 		stage = strrchr(next[i], '-') + 1;
-		if (!strcmp(stage, "seccomp"))
+		if (!strcmp(stage, want))
 			return 1;
 		/* Its options; then "--" or the first other word: the next
 		 * program (getopt's "+", as every step parses). */

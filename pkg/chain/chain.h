@@ -23,6 +23,7 @@ enum {
 	CHAIN_OPT_REPORT_FD,
 	CHAIN_OPT_VERSION,
 	CHAIN_OPT_ALLOW_UNTRUSTED,
+	CHAIN_OPT_PARTIAL,
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
@@ -35,7 +36,8 @@ enum {
 	{ "define", required_argument, NULL, 'D' },                         \
 	{ "help", no_argument, NULL, 'h' },                                 \
 	{ "version", no_argument, NULL, CHAIN_OPT_VERSION },                \
-	{ "allow-untrusted", no_argument, NULL, CHAIN_OPT_ALLOW_UNTRUSTED }
+	{ "allow-untrusted", no_argument, NULL, CHAIN_OPT_ALLOW_UNTRUSTED }, \
+	{ "partial", no_argument, NULL, CHAIN_OPT_PARTIAL }
 
 #define CHAIN_EXIT_CODES                                                     \
 	"exit status: the target's own; 128+N if it was killed by signal N;\n" \
@@ -52,6 +54,8 @@ struct chain {
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
+	int partial;		/* --partial: the other steps' directives
+				 * are applied elsewhere */
 };
 
 void chain_init(struct chain *c, const char *usage);
@@ -101,6 +105,17 @@ int chain_step_after(const char *stage, const char *argv0);
 /* Does this option of a pysbx step take the next word as its value
  * ("-p", "--plan-fd", ...)? */
 int chain_takes_value(const char *opt);
+
+/* Run alone (-p, no --plan-fd) with a target, a step refuses a policy
+ * that has directives for a step that neither it nor a pysbx step in
+ * c->next applies (100, naming the first directive of each and pointing
+ * at pysbx run), unless --partial was given. 0 or -1. */
+int chain_check_applied(struct diag *d, const struct chain *c,
+			const struct plan *p);
+
+/* Is the step whose diag stage is want ("exec") among the pysbx steps
+ * next runs in turn after stage (see chain_seccomp_follows)? */
+int chain_step_follows(const char *stage, char **next, const char *want);
 
 /* Will pysbx-seccomp read the plan: is it among the pysbx steps next runs
  * in turn after stage (each the program after the previous one's options

@@ -109,4 +109,29 @@ $p:4:9: error: unknown seccomp action 'dney' (did you mean 'deny'?) (use allow, 
 $p:5:14: error: unknown syscall 'ptrac' (did you mean 'ptrace'?)
 $p:5:20: error: unknown preset '@netwrok' (did you mean '@network'?) (see docs/POLICY.md for the list)
 pysbx: 6 errors in $p; nothing was started" "$rc:$(err)"
+
+# --- (g) a step alone never silently applies only its part ----------------
+full=$(pol full 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" 'limit nofile 64' \
+	'seccomp deny ptrace' 'timeout 30s')
+for s in clean mount exec seccomp; do
+	run "$B/pysbx-$s" -p "$full" -- /bin/sh -c 'echo RAN'
+	[[ $rc == 100 && ! -s $T/out ]] &&
+		grep -qF "pysbx-$s: fatal: refusing policy $full: it has directives pysbx-$s does not apply and no later step of the chain would:" "$T/err" &&
+		grep -qF "pysbx-$s: hint: run the whole chain with 'pysbx run -p $full', or pass --partial if the rest is applied elsewhere" "$T/err"
+	okrc $? "pysbx-$s alone with a whole policy refuses (100), naming what it would skip"
+done
+run "$B/pysbx-exec" -p "$full" -- /bin/sh -c 'echo RAN'
+same "... each skipped directive named with its line and step" \
+	"pysbx-exec: fatal: refusing policy $full: it has directives pysbx-exec does not apply and no later step of the chain would: 'timeout' ($full:5, pysbx-clean's), 'unshare' ($full:1, pysbx-mount's), 'seccomp' ($full:4, pysbx-seccomp's)" \
+	"$(head -n 1 "$T/err")"
+run "$B/pysbx-exec" --partial -p "$full" -- /bin/sh -c 'ulimit -n'
+is "$rc:$(cat "$T/out")" "0:64" "--partial: the step applies its part only, as asked"
+run "$B/pysbx-clean" -p "$full" -- "$B/pysbx-mount" -- "$B/pysbx-exec" -- \
+	"$B/pysbx-seccomp" -- /probe/bench_true
+is "$rc:$(err)" "0:" "the whole chain spelled out by hand is accepted"
+p=$(pol execonly 'limit nofile 64' 'env A=1')
+run "$B/pysbx-exec" -p "$p" -- /bin/sh -c 'echo $A'
+is "$rc:$(cat "$T/out")" "0:1" "a policy of one step's directives runs alone"
+run "$B/pysbx" run --partial -p "$full" -- /usr/bin/true
+is "$rc" 100 "pysbx run does not take --partial"
 echo "1..$n"
