@@ -140,7 +140,7 @@ got=$(sed -n 2p "$T/rep")
 same "a setup failure is reported as a mount-stage error, no target record" \
 	"{\"stage\":\"mount\",\"error\":\"unable to ro-bind /b: source /nonexistent/pysbx-b cannot be opened (at $FIX/missing.policy:4): No such file or directory\",\"errno\":2,\"code\":111}|2" \
 	"$got|$(wc -l <"$T/rep")"
-got=$("$MNT" -p "$FIX/nons.policy" "$PROBE/mount_probe" id 2>&1)
+got=$("$MNT" --partial -p "$FIX/nons.policy" "$PROBE/mount_probe" id 2>&1)
 same "a plan without namespaces only execs the program" \
 	"uid=$(id -u) gid=$(id -g) euid=$(id -u) egid=$(id -g)" "$got"
 
