@@ -117,6 +117,21 @@ int chain_output_fd(struct diag *d, int fd, const char *opt)
 	return 0;
 }
 
+void chain_resolve_vars(struct vars *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		char *real;
+
+		if (v->value[i][0] != '/' ||
+		    !(real = realpath(v->value[i], NULL)))
+			continue;
+		if (strcmp(real, v->value[i]))
+			v->value[i] = real;	/* lives until exit */
+		else
+			free(real);
+	}
+}
+
 /* The parser's diagnostics. Not on the stack: 10 KiB of messages there
  * would push the parser's frames onto pages of their own, a page fault
  * each in every run (the messages are written only on error). */
@@ -139,6 +154,7 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		return plan_read_fd(d, c->plan_fd, p, parse_flags);
 	if (!c->policy)
 		return 0;
+	chain_resolve_vars(&c->vars);
 	if (policy_parse_file(p, c->policy, &c->vars, parse_flags, e) < 0) {
 		perr_print(e, d->prog, c->policy);
 		return diag_fail(d, EXIT_USAGE, 0, "invalid policy %s",

@@ -78,6 +78,14 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);
 
+/* A -D value that is an absolute path to something that exists is the
+ * caller's own choice of file: replaced by its real path (symlinks
+ * resolved once, here, before any sandbox exists), so that
+ * `-D WORKSPACE=$PWD` works from a directory reached through a symlink.
+ * Symlinks met while the sandbox is built are still refused. Called by
+ * chain_load_plan before it parses a policy; pysbx policy does the same. */
+void chain_resolve_vars(struct vars *v);
+
 /* Check that fd, given with option opt ("--report-fd", "--status-fd"),
  * is open for writing, and make it close-on-exec. 0, or -1 (code 100;
  * 111 if fcntl fails). */

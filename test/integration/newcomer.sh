@@ -134,4 +134,22 @@ run "$B/pysbx-exec" -p "$p" -- /bin/sh -c 'echo $A'
 is "$rc:$(cat "$T/out")" "0:1" "a policy of one step's directives runs alone"
 run "$B/pysbx" run --partial -p "$full" -- /usr/bin/true
 is "$rc" 100 "pysbx run does not take --partial"
+
+# --- README's sandboxed python, from a directory reached by a symlink -----
+mkdir -p "$T/real/proj"
+echo data >"$T/real/proj/f"
+ln -s real/proj "$T/link"
+out=$(cd "$R" && build/bin/pysbx run -p policies/python.policy -D WORKSPACE="$R" -- \
+	/usr/bin/python3 -I -S -c 'print(42)' 2>&1)
+is "$?:$out" "0:42" "README's sandboxed python3 runs as printed"
+out=$(cd "$T/link" && "$B/pysbx" run -p "$P/python.policy" -D WORKSPACE="$PWD" -- \
+	/bin/cat /workspace/f 2>&1)
+is "$?:$out" "0:data" "-D WORKSPACE=\$PWD through a symlinked directory: resolved once by the caller"
+out=$(cd "$T/link" && "$B/pysbx" policy show "$P/python.policy" -D WORKSPACE="$PWD" 2>&1)
+[[ $out == *"ro-bind $T/real/proj /workspace"* ]]
+okrc $? "... and policy show shows the real path"
+p=$(pol symsrc 'unshare user mount' "ro-bind $T/link /w")
+run "$B/pysbx" run -p "$p" -- /bin/true
+[[ $rc == 111 ]] && grep -qF "source $T/link contains a symlink" "$T/err"
+okrc $? "a symlink written in the policy itself is still refused while building"
 echo "1..$n"
