@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "chain/chain.h"
@@ -119,6 +120,43 @@ static void hint_line(struct diag *d, const char *interp)
 			  "'ro-bind %s %s' to the policy", top, top);
 }
 
+/* path is a symlink (through further ones) to a missing absolute path:
+ * that path into out. Debian's /usr/lib64/ld-linux-x86-64.so.2 points
+ * into /lib, so binding /lib64 alone is not enough. */
+static int dangling_end(const char *path, char *out, size_t len)
+{
+	char cur[256], link[256];
+	struct stat st;
+	ssize_t n;
+	int hops;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (hops = 0; hops < 8; hops++) {
+		if (fstatat(AT_FDCWD, cur, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			break;
+		if (!S_ISLNK(st.st_mode))
+			return -1;
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n <= 0)
+			return -1;
+		link[n] = '\0';
+		if (link[0] == '/') {
+			snprintf(cur, sizeof(cur), "%s", link);
+		} else {
+			char *slash = strrchr(cur, '/');
+
+			if (!slash || (size_t)(slash - cur) + 1 + (size_t)n >=
+					      sizeof(cur))
+				return -1;
+			memcpy(slash + 1, link, (size_t)n + 1);
+		}
+	}
+	if (!hops || hops == 8 || errno != ENOENT || !strcmp(cur, path))
+		return -1;
+	snprintf(out, len, "%s", cur);
+	return 0;
+}
+
 int chain_explain_enoent(struct diag *d, const char *path, int depth)
 {
 	unsigned char buf[256];
@@ -155,6 +193,16 @@ int chain_explain_enoent(struct diag *d, const char *path, int depth)
 		return 0;
 	}
 	if (faccessat(AT_FDCWD, interp, F_OK, 0) < 0) {
+		char end[256];
+
+		if (dangling_end(interp, end, sizeof(end)) == 0) {
+			diag_fail(d, EXIT_NOTFOUND, 0,
+				  "unable to execute %s: its %s %s is a "
+				  "symlink to %s, which does not exist in the "
+				  "sandbox", path, kind, interp, end);
+			hint_line(d, end);
+			return 0;
+		}
 		diag_fail(d, EXIT_NOTFOUND, 0,
 			  "unable to execute %s: its %s %s does not exist "
 			  "in the sandbox", path, kind, interp);

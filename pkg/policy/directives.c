@@ -479,7 +479,7 @@ static void d_protect(struct ctx *c, const struct pos *pos, struct tok *t,
 	op->inodes = depth;
 }
 
-static size_t distance(const char *a, const char *b)
+size_t policy_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), row[32], i, j;
 
@@ -514,7 +514,7 @@ static const char *nearest(const char *word, const char *(*at)(size_t))
 	size_t bestd = 3;
 
 	for (size_t i = 0; (name = at(i)); i++) {
-		size_t d = distance(word, name);
+		size_t d = policy_distance(word, name);
 
 		if (d < bestd) {
 			bestd = d;
@@ -1430,7 +1430,7 @@ void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 	}
 	if (i == NDIRECTIVES) {
 		for (size_t j = 0; j < NDIRECTIVES; j++) {
-			size_t d = distance(t[0].s, table[j].name);
+			size_t d = policy_distance(t[0].s, table[j].name);
 
 			if (d < bestd) {
 				bestd = d;

@@ -70,10 +70,10 @@ same "a symlink in the workspace where a mount goes: exit 111, named" \
 	"111|pysbx-mount: fatal: unable to ro-bind /ws/link/x: destination /ws/link is a symlink (at $FIX/redirect.policy:5)" \
 	"$rc|$(head -n1 <<<"$out")"
 ln -s "$T/host" "$T/hostlink"
-out=$("$MNT" -p "$FIX/srclink.policy" -D PROBE="$PROBE" -D LINK="$T/hostlink" "$P" id 2>&1)
+out=$("$MNT" -p "$FIX/srclink.policy" -D PROBE="$PROBE" -D DIR="$T" "$P" id 2>&1)
 rc=$?
 same "a symlinked source: exit 111, named" \
-	"111|pysbx-mount: fatal: unable to ro-bind /src: source $T/hostlink contains a symlink (at $FIX/srclink.policy:3)" \
+	"111|pysbx-mount: fatal: unable to ro-bind /src: source $T/hostlink contains a symlink (at $FIX/srclink.policy:5)" \
 	"$rc|$(head -n1 <<<"$out")"
 out=$("$MNT" -p "$FIX/missing.policy" -D PROBE="$PROBE" "$P" id 2>&1)
 rc=$?

@@ -152,4 +152,30 @@ p=$(pol symsrc 'unshare user mount' "ro-bind $T/link /w")
 run "$B/pysbx" run -p "$p" -- /bin/true
 [[ $rc == 111 ]] && grep -qF "source $T/link contains a symlink" "$T/err"
 okrc $? "a symlink written in the policy itself is still refused while building"
+
+# --- (h) -D and built-ins ---------------------------------------------------
+p=$(pol timeoutvar 'timeout ${TIMEOUT:-none}')
+run "$B/pysbx" run -p "$p" -D TIMOUT=1s -- /bin/sh -c 'echo RAN'
+same "a mistyped -D is an error with did-you-mean, nothing runs" \
+	"100::$p: error: -D TIMOUT is not used by the policy (did you mean -D TIMEOUT?)" \
+	"$rc:$(cat "$T/out"):$(head -n 1 "$T/err")"
+run "$B/pysbx" policy check "$p" -D TIMOUT=1s
+is "$rc:$(head -n 1 "$T/err")" "100:$p: error: -D TIMOUT is not used by the policy (did you mean -D TIMEOUT?)" \
+	"... and policy check says the same"
+p=$(pol home 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" 'file /h "${HOME}"')
+run env HOME=/home/someone "$B/pysbx-mount" -p "$p" -- /probe/exec_probe cat /h
+[[ $rc != 0 ]] && run env HOME=/home/someone "$B/pysbx-mount" -p "$p" -- /probe/mount_probe cat /h
+is "$rc:$(cat "$T/out")" "0:/home/someone" "standalone pysbx-mount defines \${HOME} from the caller's environment"
+
+# Debian's /usr/lib64/ld-linux-x86-64.so.2 is a link into /lib: a policy
+# that binds /lib64 only is told about /lib.
+if [[ -n $interp && -L /usr$interp ]] && [[ $(readlink "/usr$interp") == /lib/* ]]; then
+	p=$(pol nolib2 'unshare user mount' 'ro-bind /usr /usr' 'symlink usr/bin /bin' "symlink usr$top $top")
+	run "$B/pysbx" run -p "$p" -- /bin/sh -c true
+	grep -qF "its ELF interpreter $interp is a symlink to $(readlink "/usr$interp"), which does not exist in the sandbox" "$T/err" &&
+		grep -qF "hint: add a line that puts /lib in the sandbox: 'symlink usr/lib /lib'" "$T/err"
+	okrc $? "an interpreter that is a dangling link inside: the link's end and its line are named"
+else
+	skip "the ELF interpreter is not a link into /lib here"
+fi
 echo "1..$n"

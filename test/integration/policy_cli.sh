@@ -10,7 +10,11 @@ T=$(mktemp -d "$HOME/policy.XXXXXX")
 echo "1..17"
 
 for f in "$P"/*.policy; do
-	"$B/pysbx" policy check "$f" -D WORKSPACE=/tmp -D PROG=/bin/true >/dev/null 2>&1
+	# Only the variables it uses: an unused -D is an error.
+	defs=()
+	grep -q '${WORKSPACE' "$f" && defs+=(-D WORKSPACE=/tmp)
+	grep -q '${PROG' "$f" && defs+=(-D PROG=/bin/true)
+	"$B/pysbx" policy check "$f" "${defs[@]}" >/dev/null 2>&1
 	okrc $? "shipped $(basename "$f") is valid"
 done | { mapfile -t lines; bad=0; for l in "${lines[@]}"; do [[ $l == ok* ]] || bad=1; echo "# ${l#* * - }"; done; exit $bad; }
 okrc $? "every shipped policy passes 'pysbx policy check'"
