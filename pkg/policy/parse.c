@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag/diag.h"
+
 #include "policy/internal.h"
 #include "util/num.h"
 
@@ -573,8 +575,13 @@ int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
 
 void perr_print(const struct perr *e, const char *prog, const char *file)
 {
-	for (size_t i = 0; i < e->n; i++)
-		fprintf(stderr, "%s\n", e->msg[i]);
+	for (size_t i = 0; i < e->n; i++) {
+		char esc[sizeof(e->msg[0]) * 4];
+
+		/* A -D value or a file name may hold control bytes. */
+		diag_term_escape(esc, sizeof(esc), e->msg[i]);
+		fprintf(stderr, "%s\n", esc);
+	}
 	if (e->total + e->warnings > e->n)
 		fprintf(stderr, "%s: ... and %zu more diagnostics\n", prog,
 			e->total + e->warnings - e->n);
