@@ -93,10 +93,7 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op);
  * name during the run; with a failed target (code != 0), say which paths
  * the sandbox kept read-only. */
 void mnt_protect_check(struct diag *d, int code);
-/* Resolve rel (a path below rootfd, the sandbox's root) following its
- * symlinks one by one inside the root, never out of it: out is the same
- * place with no symlink. -1 with errno (ENOENT: dangling). */
-int mnt_resolve_in(int rootfd, const char *rel, char *out, size_t outlen);
+
 
 /* root.c: the whole filesystem view; returns an fd of the host procfs
  * (kept for the map and sysctl writes after pivot_root). */

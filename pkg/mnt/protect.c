@@ -73,6 +73,9 @@ struct prot {
 	const struct fs_op *op;
 	char **pat;
 	bool *neg, *slash;
+	unsigned char *how;	/* enum pat_how */
+	const char **tail;	/* a pattern's last component */
+	unsigned char *tailhow;
 	size_t npat;
 	struct ent *e;
 	size_t ne, cape;
@@ -111,6 +114,43 @@ static const char *base_of(const char *rel)
 
 /* --- patterns ----------------------------------------------------------- */
 
+/* Most patterns are names or "*.ext": compared without fnmatch, which
+ * makes matching a 25k-entry tree cheap (docs/POLICY.md "protect"). */
+enum pat_how { P_FNMATCH, P_LITERAL, P_SUFFIX, P_PREFIX };
+
+static enum pat_how how_of(const char *pat)
+{
+	size_t n = strlen(pat);
+
+	if (!strpbrk(pat, "*?[\\"))
+		return P_LITERAL;
+	if (pat[0] == '*' && !strpbrk(pat + 1, "*?[\\/"))
+		return P_SUFFIX;
+	if (n && pat[n - 1] == '*' && strcspn(pat, "*?[\\/") == n - 1)
+		return P_PREFIX;
+	return P_FNMATCH;
+}
+
+/* Does the name base match pattern pat of kind how (no '/' in pat)? */
+static bool name_match(const char *pat, enum pat_how how, const char *base)
+{
+	size_t bl, pl;
+
+	switch (how) {
+	case P_LITERAL:
+		return !strcmp(pat, base);
+	case P_SUFFIX:
+		/* fnmatch without FNM_PERIOD: '*' matches a leading '.' */
+		bl = strlen(base);
+		pl = strlen(pat) - 1;
+		return bl >= pl && !strcmp(base + bl - pl, pat + 1);
+	case P_PREFIX:
+		return !strncmp(pat, base, strlen(pat) - 1);
+	default:
+		return !fnmatch(pat, base, 0);
+	}
+}
+
 static int split_patterns(struct prot *p)
 {
 	size_t n = 1;
@@ -120,7 +160,11 @@ static int split_patterns(struct prot *p)
 	p->pat = calloc(n, sizeof(*p->pat));
 	p->neg = calloc(n, sizeof(*p->neg));
 	p->slash = calloc(n, sizeof(*p->slash));
-	if (!p->pat || !p->neg || !p->slash)
+	p->how = calloc(n, sizeof(*p->how));
+	p->tail = calloc(n, sizeof(*p->tail));
+	p->tailhow = calloc(n, sizeof(*p->tailhow));
+	if (!p->pat || !p->neg || !p->slash || !p->how || !p->tail ||
+	    !p->tailhow)
 		return -1;
 	for (const char *s = p->op->src; *s;) {
 		const char *e = strchrnul(s, '\n');
@@ -130,6 +174,12 @@ static int split_patterns(struct prot *p)
 		if (!p->pat[p->npat])
 			return -1;
 		p->neg[p->npat] = neg;
+		p->how[p->npat] = (unsigned char)how_of(p->pat[p->npat]);
+		p->tail[p->npat] = base_of(p->pat[p->npat]);
+		/* a bracket expression may hold a '/': then fnmatch */
+		p->tailhow[p->npat] = (unsigned char)(strchr(p->pat[p->npat],
+							     '[') ?
+			P_FNMATCH : how_of(p->tail[p->npat]));
 		p->slash[p->npat++] = memchr(s, '/', (size_t)(e - s));
 		s = *e ? e + 1 : e;
 	}
@@ -140,7 +190,11 @@ static bool match_one(const struct prot *p, size_t i, const char *rel,
 		      const char *base)
 {
 	if (!p->slash[i])
-		return !fnmatch(p->pat[i], base, 0);
+		return name_match(p->pat[i], p->how[i], base);
+	/* The pattern's last component must match the name first: most
+	 * names fail there without an fnmatch of the whole path. */
+	if (!name_match(p->tail[i], p->tailhow[i], base))
+		return false;
 	for (const char *s = rel;;) {
 		if (!fnmatch(p->pat[i], s, FNM_PATHNAME))
 			return true;
@@ -853,7 +907,9 @@ static int scan_dir(struct walk *w, int fd, char *rel, size_t len,
 			continue;
 		if (len + n + 2 > PLAN_MAX_PATH)
 			continue;
-		sprintf(rel + len, "%s%s", len ? "/" : "", de->d_name);
+		if (len)
+			rel[len] = '/';
+		memcpy(rel + len + !!len, de->d_name, n + 1);
 		if (matches(w->p, rel)) {
 			if (fstatat(dirfd(dir), de->d_name, &st,
 				    AT_SYMLINK_NOFOLLOW) == 0)

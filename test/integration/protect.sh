@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..31"
+echo "1..29"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -90,7 +90,7 @@ is "$(host_commit "$W")" clean "a new .git/commondir pointing at a directory wit
 W=$T/r5 && newrepo "$W" && mkdir -p "$W/.git/modules/sub/hooks" && echo '[core]' >"$W/.git/modules/sub/config"
 sh_in "$W" '(printf "%s\n" "$EVIL" > .git/modules/sub/hooks/pre-commit) 2>/dev/null && echo w:hook
 (echo "[core] fsmonitor = x" >> .git/modules/sub/config) 2>/dev/null && echo w:config; true'
-is "$out:$(cat "$W/.git/modules/sub/config")" "[core]" ".git/modules/sub/hooks and .git/modules/sub/config are read-only"
+is "$out:$(cat "$W/.git/modules/sub/config")" ":[core]" ".git/modules/sub/hooks and .git/modules/sub/config are read-only"
 W=$T/r6 && newrepo "$W" && mkdir -p "$W/scripts" && printf '#!/bin/sh\nexit 0\n' >"$W/scripts/pre-commit" &&
 	chmod +x "$W/scripts/pre-commit" && ln -sf ../../scripts/pre-commit "$W/.git/hooks/pre-commit"
 sh_in "$W" 'printf "%s\n" "$EVIL" > scripts/pre-commit; true'
@@ -161,7 +161,7 @@ out=$("$B/pysbx" run -p "$P/workspace-write.policy" -D WORKSPACE="$WW" -D HOME="
 is "$out" "rc=1" "a masked ~/.ssh that is a symlink (dotfiles/ssh): its target is masked; .pgpass, shell history, gh hosts.yml masked"
 [[ -L $WW/home/.ssh && $(cat "$WW/home/dotfiles/ssh/id") == k ]] && ok "... and the host's link and key are untouched" || not_ok "host link/key touched"
 out=$("$B/pysbx" policy show "$P/workspace-write.policy" -D WORKSPACE="$WW" -D HOME="$WW/home" 2>&1)
-[[ $out == *"mask $WW/home/.ssh"*"symlink to $WW/home/dotfiles/ssh"* && $out == *"mask $WW/home/.aws"*"missing"* ]] &&
+[[ $out == *"mask $WW/home/.ssh"*"a symlink to $WW/home/dotfiles/ssh"* && $out == *"mask $WW/home/.aws"*"missing"* ]] &&
 	ok "pysbx policy show says what each mask resolved to" || not_ok "policy show of masks" "$out"
 for h in "$T/nohome" /tmp; do
 	out=$(env HOME="$h" "$B/pysbx" run -p "$P/workspace-write.policy" -D WORKSPACE="$WW" -- /bin/true 2>&1)
