@@ -51,6 +51,7 @@ enum seen_kind {
 	S_GITDIR,	/* a git dir protected as a repository */
 	S_LINK,		/* a match that is a symlink leading out or nowhere */
 	S_WATCH,	/* missing at start, must not appear (hooksPath) */
+	S_MODULE,	/* a directory below modules/ at start */
 };
 
 struct ent {
@@ -732,6 +733,8 @@ static int git_modules(struct walk *w, const char *rel, unsigned nest)
 			continue;
 		if (!strcmp(de->d_name, "hooks"))
 			continue;
+		if (remember(w, sub, S_MODULE, NULL) < 0)
+			return -1;
 		r = is_repo(w, sub) ? git_dir(w, sub, NULL, nest + 1)
 				    : git_modules(w, sub, nest + 1);
 	}
@@ -741,19 +744,22 @@ static int git_modules(struct walk *w, const char *rel, unsigned nest)
 
 static const char *const git_ro[] = { "config", "config.worktree",
 				      "commondir", "hooks", "info", NULL };
-/* Names git follows that, made during the run, would redirect the host's
- * git: renamed aside after the run. */
-static const char *const git_redirect[] = { "commondir", "config.worktree",
-					    NULL };
+/* Names git follows that, made during the run (where none was at
+ * start), would run or redirect the host's git: renamed aside after the
+ * run. */
+static const char *const git_redirect[] = { "config", "config.worktree",
+					    "commondir", "hooks", NULL };
 
 static int git_hooks(struct walk *w, const char *g)
 {
-	char rel[PLAN_MAX_PATH + 1];
+	char rel[PLAN_MAX_PATH + 1], h0[PLAN_MAX_PATH + 1];
 	struct dirent *de;
 	int fd, r = 0;
 	DIR *dir;
 
-	snprintf(rel, sizeof(rel), "%s/hooks", g);
+	snprintf(h0, sizeof(h0), "%s/hooks", g);
+	if (resolve(w->rootfd, w->p->op->dst, h0, rel, sizeof(rel)) < 0)
+		return 0;	/* reported by protect_path */
 	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
 			 MNT_RESOLVE);
 	if (fd < 0 || !(dir = fdopendir(fd))) {
@@ -852,8 +858,9 @@ static int git_entry(struct walk *w, const char *rel, const struct stat *st)
 	c += 7;
 	trim(&c);
 	if (!below_dir(w, wt, c, g, sizeof(g))) {
-		report(w, "link", rel, "names a git dir out of the directory: "
-		       "left as it is");
+		report(w, "link", rel, "names a git dir out of the directory "
+		       "(a worktree or submodule of a repository elsewhere): "
+		       "not writable through it, left as it is");
 		return remember(w, rel, S_LINK, NULL);
 	}
 	if (resolve(w->rootfd, w->p->op->dst, g, real, sizeof(real)) < 0)
@@ -1083,6 +1090,35 @@ static void check_gitdir(struct walk *w, const char *g)
 	}
 }
 
+/* A git dir made below g/modules during the run (git submodule add):
+ * its hooks and config are the sandbox's. */
+static void check_modules(struct walk *w, const char *g)
+{
+	char rel[PLAN_MAX_PATH + 1], sub[PLAN_MAX_PATH + 1];
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "%s/modules", g);
+	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+			 MNT_RESOLVE);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.' &&
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) <
+			    (int)sizeof(sub) &&
+		    !was_seen(w->p, sub, S_GITDIR, NULL) &&
+		    !was_seen(w->p, sub, S_MODULE, NULL))
+			report(w, "created", sub, "was created during the run: "
+			       "a submodule's git dir, whose hooks and config "
+			       "git on the host will use; review them");
+	closedir(dir);
+}
+
 static void check_one(struct walk *w)
 {
 	struct prot *p = w->p;
@@ -1093,8 +1129,10 @@ static void check_one(struct walk *w)
 	for (size_t i = 0; i < p->ns; i++) {
 		const struct seen *s = &p->s[i];
 
-		if (s->kind == S_GITDIR)
+		if (s->kind == S_GITDIR) {
 			check_gitdir(w, s->rel);
+			check_modules(w, s->rel);
+		}
 		else if (s->kind == S_WATCH && lstat_rel(w, s->rel, &st) == 0)
 			report(w, "created", s->rel, "was created during the "
 			       "run where core.hooksPath points: git on the "
