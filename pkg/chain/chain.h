@@ -86,6 +86,12 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
  * chain_load_plan before it parses a policy; pysbx policy does the same. */
 void chain_resolve_vars(struct vars *v);
 
+/* With `scratch create` (mode), ${SCRATCH} is the guard's to define: a
+ * -D SCRATCH is refused (100). The guard and pysbx policy check both
+ * call this. 0 or -1. */
+int chain_scratch_var(struct diag *d, const struct vars *v,
+		      enum scratch_mode mode);
+
 /* Check that fd, given with option opt ("--report-fd", "--status-fd"),
  * is open for writing, and make it close-on-exec. 0, or -1 (code 100;
  * 111 if fcntl fails). */

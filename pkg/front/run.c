@@ -149,7 +149,7 @@ int front_run(struct diag *d, int argc, char **argv)
 	if (guard_argv(d, argc, argv, &ra) < 0)
 		return -1;
 	/* The guard's work in this very process: no exec of pysbx-clean.
-	 * Its messages keep the prefix "pysbx-clean:", the stage they come
-	 * from. */
+	 * Its messages are pysbx's, as the user typed it. */
+	guard_prog = "pysbx";
 	return guard_main(ra.argc, ra.argv);
 }

@@ -43,6 +43,11 @@
  * parsed its own options before (pysbx run) can call it in-process. */
 int guard_main(int argc, char **argv);
 
+/* The prefix of guard_main's messages: "pysbx-clean", or "pysbx" when
+ * `pysbx run` runs the guard in its own process (a user who typed pysbx
+ * run reads "pysbx:", as from pysbx policy check). */
+extern const char *guard_prog;
+
 #define GUARD_USAGE                                                         \
 	"pysbx-clean [-p POLICY] [-D NAME=VALUE]... [-t DURATION|none]\n"   \
 	"         [-k DURATION] [--status-fd N] [--die-with-parent]\n"      \

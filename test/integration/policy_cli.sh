@@ -12,7 +12,9 @@ echo "1..17"
 for f in "$P"/*.policy; do
 	# Only the variables it uses: an unused -D is an error.
 	defs=()
-	grep -q '${WORKSPACE' "$f" && defs+=(-D WORKSPACE=/tmp)
+	# A workspace away from the policies: check refuses, as run does,
+	# a policy that a read-write mount of its own sandbox would expose.
+	grep -q '${WORKSPACE' "$f" && defs+=(-D WORKSPACE="$T")
 	grep -q '${PROG' "$f" && defs+=(-D PROG=/bin/true)
 	"$B/pysbx" policy check "$f" "${defs[@]}" >/dev/null 2>&1
 	okrc $? "shipped $(basename "$f") is valid"
