@@ -56,6 +56,10 @@ struct chain {
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
 	int partial;		/* --partial: the other steps' directives
 				 * are applied elsewhere */
+	/* pysbx run: the guard's own options as given (--timeout 5s ...),
+	 * passed on to it word by word */
+	const char *guard_words[12];
+	unsigned nguard_words;
 };
 
 void chain_init(struct chain *c, const char *usage);

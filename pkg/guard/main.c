@@ -148,6 +148,7 @@ int guard_main(int argc, char **argv)
 	if (guard_run(&d, &o, &c, env, &res) < 0)
 		goto fail;
 	free(env);
+	guard_explain_end(&d, &o, &res);
 	if (scratch_remove(&d, &s) < 0)
 		scratch_left(&d, &res);
 	status_exit(o.status_fd, &res);

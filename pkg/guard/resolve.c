@@ -103,6 +103,7 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	}
 	if (chain_load_plan(d, c, &p, PARSE_NO_SCRATCH) < 0)
 		return -1;
+	guard_note_killers(o, &p);
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
 		if (make_scratch(d, c, &p, o, s) < 0)
 			goto out;

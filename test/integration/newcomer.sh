@@ -220,4 +220,29 @@ same "nothing was made on the host" "" "$(ls -A "$T/rw")"
 p=$(pol rwok 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" "bind $T/rw /rw" 'tmpfs /rw' 'file /rw/f x')
 run "$B/pysbx" run -p "$p" -- /probe/bench_true
 is "$rc:$(err):$(ls -A "$T/rw")" "0::" "under a tmpfs over the bind, made in the sandbox only"
+
+# --- (k) how a run ended, and pysbx run's own options ----------------------
+p=$(pol plain 'env A=1')
+run "$B/pysbx" run --timeout 500ms --status-fd 3 -p "$p" -- /bin/sleep 30 3>"$T/st"
+is "$rc:$(err)" "124:pysbx: the target ran past the timeout of 500ms and was stopped (exit 124)" \
+	"pysbx run --timeout: 124 and one line saying it was the timeout"
+grep -q '"timeout":true' "$T/st"
+okrc $? "pysbx run --status-fd: the guard's JSON exit record"
+mkdir -m 0700 "$T/sp"
+p=$(pol scratchp 'scratch create /nonexistent' 'env S=${SCRATCH}')
+run "$B/pysbx" run --scratch-parent "$T/sp" -p "$p" -- /bin/sh -c 'case $S in '"$T"'/sp/*) test -d "$S" && echo in;; esac'
+is "$rc:$(cat "$T/out")" "0:in" "pysbx run --scratch-parent: the scratch dir is made there"
+run "$B/pysbx" run --timeout 1s --timeout 2s -p "$p" -- /bin/true
+is "$rc:$(err)" "100:pysbx: fatal: --timeout is given twice" "a guard option given twice is refused"
+for k in 'kill getppid' 'trap getppid'; do
+	p=$(pol sigsys "seccomp $k")
+	run "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo $PPID'
+	is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on getppid; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
+		"seccomp $k: a SIGSYS gets one line naming what the policy kills on"
+done
+p=$(pol sigsysns 'unshare user mount pid' 'ro-bind /usr /usr' 'symlink usr/bin /bin' \
+	'symlink usr/lib /lib' 'symlink usr/lib64 /lib64' 'seccomp kill getppid')
+run "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo $PPID'
+is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on getppid; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
+	"... inside a pid namespace too"
 echo "1..$n"
