@@ -59,20 +59,22 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 	case CHAIN_OPT_REPORT_FD:
 		return fd_arg(d, "--report-fd", arg, &c->report_fd) ? -1 : 1;
 	case 'h':
-		printf("usage: %s\n"
+		printf("usage: %s\n%s"
 		       "common options:\n"
 		       "  -p POLICY          read the policy (docs/POLICY.md)\n"
 		       "  -D NAME=VALUE      define ${NAME}, taken verbatim\n"
 		       "  --allow-untrusted  accept a policy others could change\n"
+		       "%s"
+		       "  --help, --version\n%s",
+		       c->usage, c->help ? c->help : "", c->front ? "" :
 		       "  --partial          apply only this step's part of the "
 		       "policy: the other\n"
 		       "                     steps' directives are applied "
 		       "elsewhere (without it,\n"
 		       "                     a policy that has some is refused)\n"
 		       "  --plan-fd N, --report-fd N  set by the previous step "
-		       "of the chain\n"
-		       "  --help, --version\n%s",
-		       c->usage, CHAIN_EXIT_CODES);
+		       "of the chain\n",
+		       CHAIN_EXIT_CODES);
 		exit(0);
 	case CHAIN_OPT_VERSION:
 		printf("%s %s\n", d->prog, PYSBX_VERSION);
@@ -376,20 +378,20 @@ int chain_execvpe(const char *file, char **argv, char *const envp[])
 
 /* ENOENT from execve of a file that exists: chain_explain_enoent on
  * the file, or on the first one of that name in PATH. */
-static int explain_enoent(struct diag *d, const char *file,
+static int explain_enoent(struct diag *d, const char *what, const char *file,
 			  char *const envp[])
 {
 	const char *p, *e;
 	char buf[PATH_MAX];
 
 	if (strchr(file, '/'))
-		return chain_explain_enoent(d, file, 0);
+		return chain_explain_enoent(d, what, file, 0);
 	for (p = chain_env_path(envp);; p = e + 1) {
 		e = strchrnul(p, ':');
 		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), p,
 			     file) < (int)sizeof(buf) &&
 		    e > p && access(buf, X_OK) == 0)
-			return chain_explain_enoent(d, buf, 0);
+			return chain_explain_enoent(d, what, buf, 0);
 		if (!*e)
 			return -1;
 	}
@@ -398,6 +400,7 @@ static int explain_enoent(struct diag *d, const char *file,
 int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 {
 	char **argv = c->next, **nargv = NULL;
+	const char *what = "";
 	char pfd[16], rfd[16];
 	int err;
 
@@ -433,14 +436,21 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 	if (c->report_fd >= 0)
 		fcntl(c->report_fd, F_SETFD, FD_CLOEXEC);
 	free(nargv);
-	if (err == ENOENT && explain_enoent(d, c->next[0], envp) == 0)
+	/* The target's own failure, in the chain: the user's program, not
+	 * the step that happened to exec it, is what failed. */
+	if (!chain_is_step(c->next[0]) && c->plan_fd >= 0) {
+		what = "the target ";
+		d->prog = "pysbx";
+	}
+	if (err == ENOENT && explain_enoent(d, what, c->next[0], envp) == 0)
 		;	/* the file is there, its interpreter is not */
 	else if (err == ENOENT || err == ENOTDIR)
-		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s",
-			  c->next[0], strchr(c->next[0], '/') ? "" : " in PATH=",
+		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s%s",
+			  what, c->next[0],
+			  strchr(c->next[0], '/') ? "" : " in PATH=",
 			  strchr(c->next[0], '/') ? "" : chain_env_path(envp));
 	else
-		diag_fail(d, EXIT_NOEXEC, err, "unable to execute %s",
+		diag_fail(d, EXIT_NOEXEC, err, "unable to execute %s%s", what,
 			  c->next[0]);
 	return -1;
 }

@@ -53,6 +53,8 @@ struct chain {
 	int report_fd;		/* --report-fd, -1 if none */
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
+	const char *help;	/* -h: the program's own options, or NULL */
+	int front;		/* pysbx run: no chain-only options */
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
 	int partial;		/* --partial: the other steps' directives
 				 * are applied elsewhere */
@@ -155,9 +157,11 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
 /* execve of the existing file path failed with ENOENT: find out whether
  * its ELF (PT_INTERP) or #! interpreter is missing (or a #! line ends in
  * CR) and record that in d (127) with the policy line to add as a hint.
- * depth: 0 (it follows an interpreter's own interpreter a few levels).
+ * what: "the target " or "" (prefixes path in the message). depth: 0
+ * (it follows an interpreter's own interpreter a few levels).
  * 0 when explained, -1 when not (d untouched). */
-int chain_explain_enoent(struct diag *d, const char *path, int depth);
+int chain_explain_enoent(struct diag *d, const char *what, const char *path,
+			 int depth);
 
 /* execve file with argv and envp, searching envp's PATH (default
  * /usr/local/bin:/usr/bin:/bin) when file has no '/'. Allocates nothing

@@ -157,7 +157,8 @@ static int dangling_end(const char *path, char *out, size_t len)
 	return 0;
 }
 
-int chain_explain_enoent(struct diag *d, const char *path, int depth)
+int chain_explain_enoent(struct diag *d, const char *what, const char *path,
+			 int depth)
 {
 	unsigned char buf[256];
 	char interp[256];
@@ -185,9 +186,9 @@ int chain_explain_enoent(struct diag *d, const char *path, int depth)
 		return -1;
 	if (cr) {
 		diag_fail(d, EXIT_NOTFOUND, 0,
-			  "unable to execute %s: its #! line ends in a "
+			  "unable to execute %s%s: its #! line ends in a "
 			  "carriage return (\"%.*s\\r\" does not exist)",
-			  path, (int)strlen(interp) - 1, interp);
+			  what, path, (int)strlen(interp) - 1, interp);
 		diag_hint(d, "the script has CRLF line ends: convert it with "
 			  "dos2unix or sed -i 's/\\r$//'");
 		return 0;
@@ -197,20 +198,20 @@ int chain_explain_enoent(struct diag *d, const char *path, int depth)
 
 		if (dangling_end(interp, end, sizeof(end)) == 0) {
 			diag_fail(d, EXIT_NOTFOUND, 0,
-				  "unable to execute %s: its %s %s is a "
+				  "unable to execute %s%s: its %s %s is a "
 				  "symlink to %s, which does not exist in the "
-				  "sandbox", path, kind, interp, end);
+				  "sandbox", what, path, kind, interp, end);
 			hint_line(d, end);
 			return 0;
 		}
 		diag_fail(d, EXIT_NOTFOUND, 0,
-			  "unable to execute %s: its %s %s does not exist "
-			  "in the sandbox", path, kind, interp);
+			  "unable to execute %s%s: its %s %s does not exist "
+			  "in the sandbox", what, path, kind, interp);
 		hint_line(d, interp);
 		return 0;
 	}
 	/* The interpreter is there: its own interpreter may not be. */
-	if (depth < 4 && chain_explain_enoent(d, interp, depth + 1) == 0)
+	if (depth < 4 && chain_explain_enoent(d, what, interp, depth + 1) == 0)
 		return 0;
 	return -1;
 }

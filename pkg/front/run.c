@@ -90,6 +90,8 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 	int opt, r;
 
 	chain_init(c, FRONT_RUN_USAGE);
+	c->help = GUARD_RUN_HELP;
+	c->front = 1;
 	optind = 0;	/* a full reset (glibc and musl): starts at argv[1] */
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS "t:k:",
 				  longopts, NULL)) != -1) {

@@ -126,6 +126,7 @@ int guard_main(int argc, char **argv)
 	char *env = NULL;
 
 	chain_init(&c, GUARD_USAGE);
+	c.help = GUARD_OPTIONS_HELP;
 	scratch_init(&s);
 	run_result_init(&res);
 	if (guard_parse_args(&d, &c, &o, &sweep, argc, argv) < 0)

@@ -277,7 +277,7 @@ static void variables(void)
 	   "${NAME:-default} takes the default");
 	free(s);
 	s = show("timeout ${T:-none}\n", (const char *const[]){ "T=5s", NULL });
-	ok(s && strstr(s, "timeout 5000ms"), "-D overrides the default");
+	ok(s && strstr(s, "timeout 5s kill-after 1s"), "-D overrides the default");
 	free(s);
 	s = show("scratch adopt /var/tmp/s\nunshare mount\n"
 		 "bind ${SCRATCH} /scratch\n", NULL);
