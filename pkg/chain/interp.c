@@ -190,7 +190,7 @@ int chain_explain_enoent(struct diag *d, const char *what, const char *path,
 			  "carriage return (\"%.*s\\r\" does not exist)",
 			  what, path, (int)strlen(interp) - 1, interp);
 		diag_hint(d, "the script has CRLF line ends: convert it with "
-			  "dos2unix or sed -i 's/\\r$//'");
+			  "sed -i 's/\\r$//' FILE (or dos2unix)");
 		return 0;
 	}
 	if (faccessat(AT_FDCWD, interp, F_OK, 0) < 0) {

@@ -270,8 +270,8 @@ int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 				perr_at(c, pos, (unsigned)i + 1,
 					"the line ends in a carriage return: "
 					"the file has CRLF (Windows) line ends; "
-					"convert it with dos2unix or "
-					"sed -i 's/\\r$//'");
+					"convert it with sed -i 's/\\r$//' "
+					"FILE (or dos2unix)");
 				return -1;
 			} else if (ch != '\t' && ((unsigned char)ch < 0x20 ||
 						  ch == 0x7f)) {

@@ -251,7 +251,7 @@ printf 'unshare user\r\n' >"$T/crlf.policy"
 printf '\xef\xbb\xbfunshare user\n' >"$T/bom.policy"
 chmod 0644 "$T/crlf.policy" "$T/bom.policy"
 run "$B/pysbx" policy check "$T/crlf.policy"
-is "$rc:$(head -n 1 "$T/err")" "100:$T/crlf.policy:1:13: error: the line ends in a carriage return: the file has CRLF (Windows) line ends; convert it with dos2unix or sed -i 's/\r\$//'" \
+is "$rc:$(head -n 1 "$T/err")" "100:$T/crlf.policy:1:13: error: the line ends in a carriage return: the file has CRLF (Windows) line ends; convert it with sed -i 's/\r\$//' FILE (or dos2unix)" \
 	"CRLF line ends get their own message"
 run "$B/pysbx" policy check "$T/bom.policy"
 is "$rc:$(cat "$T/err")" "100:$T/bom.policy:1:1: error: the file starts with a UTF-8 byte order mark (EF BB BF): save it without one
