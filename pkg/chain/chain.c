@@ -18,6 +18,7 @@
 
 void chain_init(struct chain *c, const char *usage)
 {
+	opterr = 0;	/* bad_option says it, on one line */
 	memset(c, 0, sizeof(*c));
 	c->plan_fd = c->report_fd = -1;
 	c->usage = usage;
@@ -33,6 +34,47 @@ static int fd_arg(struct diag *d, const char *opt, const char *arg, int *fd)
 				 opt, arg);
 	*fd = (int)v;
 	return 0;
+}
+
+/* An unknown option: which, the nearest option of any pysbx program, and
+ * where the full usage is (it spans lines; a message is one). getopt's
+ * own message is off (opterr = 0): one line, ours. */
+static int bad_option(struct diag *d, const struct chain *c)
+{
+	static const char *const known[] = {
+		"policy", "define", "allow-untrusted", "partial", "help",
+		"version", "timeout", "kill-after", "status-fd",
+		"scratch-parent", "die-with-parent", "sweep", "export",
+		"list", "bpf", "log", NULL,
+	};
+	const char *w = c->argv && optind > 0 ? c->argv[optind - 1] : NULL;
+	const char *cmd = c->front ? "pysbx run" : d->prog;
+	const char *best = NULL;
+	size_t bestd = 3;
+	char name[64];
+
+	if (!w || strncmp(w, "--", 2) || !w[2]) {
+		if (optopt)
+			return diag_fail(d, EXIT_USAGE, 0, "unknown option "
+					 "'-%c' (see %s --help)", optopt, cmd);
+		return diag_fail(d, EXIT_USAGE, 0, "bad option (see %s --help)",
+				 cmd);
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(w + 2, "="), w + 2);
+	for (const char *const *k = known; *k; k++) {
+		size_t dist = policy_distance(name, *k);
+
+		if (dist < bestd) {
+			bestd = dist;
+			best = *k;
+		}
+	}
+	if (best && bestd && bestd < strlen(name))
+		return diag_fail(d, EXIT_USAGE, 0, "unknown option '--%s' (did "
+				 "you mean '--%s'?; see %s --help)", name,
+				 best, cmd);
+	return diag_fail(d, EXIT_USAGE, 0, "unknown option '--%s' (see %s "
+			 "--help)", name, cmd);
 }
 
 int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
@@ -86,8 +128,16 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		c->allow_untrusted = 1;
 		return 1;
 	case '?':
-		return diag_fail(d, EXIT_USAGE, 0, "bad option (usage: %s)",
-				 c->usage);
+		return bad_option(d, c);
+	case ':':
+		if (optopt > 0 && optopt < 128)
+			return diag_fail(d, EXIT_USAGE, 0, "-%c needs a value "
+					 "(see %s --help)", optopt,
+					 c->front ? "pysbx run" : d->prog);
+		return diag_fail(d, EXIT_USAGE, 0, "%s needs a value (see %s "
+				 "--help)", c->argv && optind > 0 &&
+				 c->argv[optind - 1] ? c->argv[optind - 1] :
+				 "an option", c->front ? "pysbx run" : d->prog);
 	}
 	return 0;
 }
@@ -96,7 +146,8 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv)
 {
 	if (optind >= argc)
 		return diag_fail(d, EXIT_USAGE, 0,
-				 "no program to run (usage: %s)", c->usage);
+				 "no program to run (usage: %.*s)",
+				 (int)strcspn(c->usage, "\n"), c->usage);
 	if (c->policy && c->plan_fd >= 0)
 		return diag_fail(d, EXIT_USAGE, 0,
 				 "-p and --plan-fd exclude each other");

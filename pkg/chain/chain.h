@@ -27,8 +27,9 @@ enum {
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
- * non-option, so the next program's own options are never ours. */
-#define CHAIN_SHORTOPTS "+p:D:h"
+ * non-option, so the next program's own options are never ours; ":"
+ * tells a missing value (':') from an unknown option ('?'). */
+#define CHAIN_SHORTOPTS "+:p:D:h"
 #define CHAIN_LONGOPTS                                                       \
 	{ "plan-fd", required_argument, NULL, CHAIN_OPT_PLAN_FD },          \
 	{ "report-fd", required_argument, NULL, CHAIN_OPT_REPORT_FD },      \
@@ -55,6 +56,8 @@ struct chain {
 	const char *usage;	/* printed by -h and after usage errors */
 	const char *help;	/* -h: the program's own options, or NULL */
 	int front;		/* pysbx run: no chain-only options */
+	char **argv;		/* the command line, for an unknown option's
+				 * did-you-mean (NULL: none) */
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
 	int partial;		/* --partial: the other steps' directives
 				 * are applied elsewhere */
