@@ -79,6 +79,52 @@ def text(s):
     return s.encode("utf-8", "backslashreplace")
 
 
+class PipeEnd:
+    """One end of a pipe that looks enough like a socket for asyncio's
+    self-pipe (send, recv, fileno, setblocking, close)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def fileno(self):
+        return self.fd
+
+    def setblocking(self, flag):
+        os.set_blocking(self.fd, flag)
+
+    def send(self, data):
+        return os.write(self.fd, data)
+
+    def recv(self, n):
+        return os.read(self.fd, n)
+
+    def close(self):
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def new_loop():
+    """An event loop for top-level await. asyncio wakes its loop through a
+    socketpair, which a policy may deny (python.policy's filter does):
+    then through a pipe."""
+    import asyncio
+
+    class Loop(asyncio.SelectorEventLoop):
+        def _make_self_pipe(self):
+            try:
+                super()._make_self_pipe()
+            except OSError:
+                r, w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+                self._ssock, self._csock = PipeEnd(r), PipeEnd(w)
+                self._internal_fds += 1
+                self._add_reader(r, self._read_from_self)
+
+    loop = Loop()
+    asyncio.set_event_loop(loop)
+    return loop
+
+
 class Worker:
     def __init__(self):
         import builtins
@@ -111,9 +157,7 @@ class Worker:
         value = eval(code, self.ns)
         if code.co_flags & CO_COROUTINE:
             if self.loop is None:
-                import asyncio
-                self.loop = asyncio.new_event_loop()
-                asyncio.set_event_loop(self.loop)
+                self.loop = new_loop()
             value = self.loop.run_until_complete(value)
         return value
 
