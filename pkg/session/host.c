@@ -104,22 +104,34 @@ static void guard_end(const struct sess *s, char *buf, size_t len)
 		snprintf(buf, len, "signal %d", WTERMSIG(s->guard_status));
 }
 
+static int read_frame(struct sess *s, bool *more);
+static int late_result(struct sess *s);
+
 /* While idle: the sandbox spoke or ended. Output is discarded (it belongs
  * to no execute); anything on the channel, or the sandbox's end, loses
  * the worker, which the next execute reports. */
 static void idle_event(struct sess *s, const struct ev *e)
 {
-	char b[256], how[64];
+	char how[64];
 	ssize_t k = -2;
 
 	if (e->out && s->out >= 0)
 		sbx_read_output(s, &s->out, NULL);
 	if (e->err && s->err >= 0)
 		sbx_read_output(s, &s->err, NULL);
-	if (e->sock && s->sock >= 0) {
-		k = read(s->sock, b, sizeof(b));
-		if (k < 0 && (errno == EAGAIN || errno == EINTR))
-			k = -2;
+	while (e->sock && s->sock >= 0) {
+		bool more;
+		int st = read_frame(s, &more);
+
+		/* The worker's own result of the last execute, after a
+		 * forged one was answered: dropped once, said next time. */
+		if (st == 1 && late_result(s) == 0) {
+			if (more)
+				continue;
+			return;
+		}
+		k = st == 0 ? -2 : st == -1 ? 0 : 1;
+		break;
 	}
 	if (k == -2 && !s->guard_done)
 		return;
@@ -197,6 +209,12 @@ static int do_status(struct sess *s, const struct request *q, struct jw *w)
 		jw_kstr(w, "sandboxWorkspace", "/workspace");
 	}
 	jw_end(w);
+	jw_key(w, "mounts");
+	jw_begin(w);
+	jw_kbool(w, "workspaceWritable",
+		 s->ws_mount && !strcmp(s->ws_mount, "bind"));
+	jw_kstr(w, "readRoots", s->read_roots ? s->read_roots : "");
+	jw_end(w);
 	jw_end(w);
 	return jw_flush(w);
 }
@@ -250,29 +268,35 @@ static void fail_now(struct sess *s, struct result *r, const char *status,
 	r->message = r->msgbuf;
 }
 
-/* Read the channel into the frame reader. 1: a frame is complete (in
- * s->rd; *more: bytes followed it); 0: nothing complete; -1: EOF or an
- * error; -2: a malformed stream (s->rd.why). */
+/* Give the channel's bytes to the frame reader: those left over from the
+ * last read first, else one read. 1: a frame is complete (in s->rd; *more:
+ * bytes follow it, kept for the next call); 0: nothing complete; -1: EOF
+ * or an error; -2: a malformed stream (s->rd.why). */
 static int read_frame(struct sess *s, bool *more)
 {
-	char b[16384];
-	size_t off = 0, used;
-	ssize_t k;
+	size_t used;
 	int st;
 
 	*more = false;
-	k = read(s->sock, b, sizeof(b));
-	if (k < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	if (k == 0)
-		return -1;
-	while (off < (size_t)k) {
-		st = frame_feed(&s->rd, b + off, (size_t)k - off, &used);
-		off += used;
+	if (!s->pend_len) {
+		ssize_t k = read(s->sock, s->pend, sizeof(s->pend));
+
+		if (k < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		if (k == 0)
+			return -1;
+		s->pend_off = 0;
+		s->pend_len = (size_t)k;
+	}
+	while (s->pend_len) {
+		st = frame_feed(&s->rd, s->pend + s->pend_off, s->pend_len,
+				&used);
+		s->pend_off += used;
+		s->pend_len -= used;
 		if (st == FRAME_BAD)
 			return -2;
 		if (st == FRAME_DONE) {
-			*more = off < (size_t)k;
+			*more = s->pend_len > 0;
 			return 1;
 		}
 	}
@@ -449,6 +473,23 @@ static int check_result(struct sess *s, struct frame *f, const char *nonce,
 	return 0;
 }
 
+/* Is the frame in s->rd the worker's result of the last answered
+ * execute (s->late)? Then user code had forged the result that was
+ * answered: the frame is dropped (once) and the next execute says so.
+ * 0 if it was, -1 if not. */
+static int late_result(struct sess *s)
+{
+	struct frame f;
+	const char *why;
+
+	if (!s->late[0] || check_result(s, &f, s->late, &why) < 0)
+		return -1;
+	s->late[0] = '\0';
+	note(s, "the worker's own result of the previous execute came after "
+	     "the one answered: user code had forged that one");
+	return 0;
+}
+
 /* The worker ended (EOF, or the guard exited): its exit status says
  * how. Wait for it briefly, keeping the output. */
 static void died(struct sess *s, struct result *r)
@@ -495,7 +536,13 @@ static void run(struct sess *s, const struct request *q, struct result *r,
 			else if (k < 0 && errno != EAGAIN && errno != EINTR)
 				return died(s, r);
 		}
-		wait_ev(s, false, sent < txlen, deadline, &e);
+		/* Bytes already read wait in s->pend: no poll for them. */
+		if (s->pend_len) {
+			memset(&e, 0, sizeof(e));
+			e.sock = true;
+		} else {
+			wait_ev(s, false, sent < txlen, deadline, &e);
+		}
 		if (s->quit)
 			return fail_now(s, r, "cancelled", LOST_CANCELLED,
 					"the session was asked to end");
@@ -517,6 +564,8 @@ static void run(struct sess *s, const struct request *q, struct result *r,
 						LOST_PROTOCOL, "the worker's "
 						"channel is broken: %s",
 						s->rd.why);
+			if (st == 1 && late_result(s) == 0)
+				continue;
 			if (st == 1)
 				break;
 		}
@@ -532,6 +581,7 @@ static void run(struct sess *s, const struct request *q, struct result *r,
 		return fail_now(s, r, "protocol_error", LOST_PROTOCOL,
 				"the worker's channel is broken: %s", why);
 	r->have_frame = true;
+	memcpy(s->late, nonce, sizeof(s->late));
 	v = frame_get(&r->f, "status", &vl);
 	r->status = is(v, vl, "ok") ? "ok" : "error";
 	/* Everything the worker printed is in the pipes already: it wrote

@@ -53,9 +53,14 @@ struct sess {
 	/* the channel */
 	char *fbuf;		/* SESS_FRAME_MAX, mapped */
 	struct frame_rd rd;
+	size_t pend_off, pend_len;	/* read, not yet given to rd */
+	char pend[16384];
 
 	/* between executes */
 	char lost[256];		/* why the last worker was lost while idle */
+	char late[17];		/* the id of the last answered execute: its
+				 * result may still come once, late, when
+				 * user code forged the one answered */
 	char notice[256];	/* for the next execute's result */
 
 	/* capture of the current execute */

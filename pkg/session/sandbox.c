@@ -146,6 +146,7 @@ int sbx_start(struct diag *d, struct sess *s)
 	s->worker_pid = 0;
 	s->pyver[0] = '\0';
 	s->startup_len = 0;
+	s->pend_len = 0;
 	frame_rd_init(&s->rd, s->fbuf);
 	/* The sandbox may have chmod'ed its /scratch: the guard adopts only
 	 * a directory nobody else can write. */
@@ -306,4 +307,6 @@ void sbx_kill(struct sess *s, bool capture)
 	closefd(&s->sock);
 	s->guard = 0;
 	s->ready = false;
+	s->late[0] = '\0';
+	s->pend_len = 0;
 }

@@ -293,18 +293,20 @@ ok(r["value"] == "'still here'" and r["generation"] == gen and
 # --- forged frames from user code ----------------------------------------------
 
 
-def forged(desc, code, statuses, timeout=5):
+def forged(desc, code, statuses, timeout=5, lost=True):
     s.execute("forge = 1")
     r = s.execute(code, timeout=timeout)
-    ok(r["status"] in statuses and r["stateLost"] and
+    ok(r["status"] in statuses and (r["stateLost"] or not lost) and
        r["stdoutBytes"] + r["stderrBytes"] <= 1048576 and
        (r["value"] is None or len(r["value"].encode()) <= 8192),
        f"forged frame ({desc}): structured error, state loss reported",
        {k: v for k, v in r.items() if k not in ("stdout", "stderr")})
     r = s.execute("'forge' in globals(), 6 * 7")
-    ok(r["status"] == "ok" and r["value"] == "(False, 42)" and
-       r["workerStarted"],
+    ok(r["status"] == "ok" and
+       r["value"] == ("(False, 42)" if lost else "(True, 42)") and
+       r["workerStarted"] == lost,
        f"forged frame ({desc}): the next execute is framed correctly", r)
+    return r
 
 
 forged("garbage", "import os\nos.write(3, b'garbage!')", ["protocol_error"])
@@ -335,11 +337,19 @@ STEAL = (
     "while 'req' not in fr.f_locals:\n"
     "    fr = fr.f_back\n"
     "nonce = fr.f_locals['req']['id']\n")
-forged("a fake result with the stolen id and a 100 KiB repr",
-       STEAL + "os.write(3, frame(t=b'result', id=nonce, status=b'ok', "
-       "repr=b'r' * 100000, reprtrunc=b'0'))", ["ok"])
+# The worker's own result comes after the forged one: dropped once (the
+# next execute says so), the worker and its state stay. A sleep makes the
+# two frames arrive apart (together in one read they are a protocol
+# error, checked by the unknown-field case below).
+r = forged("a fake result with the stolen id and a 100 KiB repr",
+           STEAL + "os.write(3, frame(t=b'result', id=nonce, status=b'ok', "
+           "repr=b'r' * 100000, reprtrunc=b'0'))\nimport time\n"
+           "time.sleep(0.3)", ["ok"], lost=False)
+ok("forged" in r.get("notice", ""),
+   "the worker's late own result is reported in the next execute", r)
 r = s.execute(STEAL + "os.write(3, frame(t=b'result', id=nonce, "
-              "status=b'ok', repr=b'r' * 100000))")
+              "status=b'ok', repr=b'r' * 100000))\nimport time\n"
+              "time.sleep(0.3)")
 ok(r["value"] == "r" * 8192 and r["valueTruncated"],
    "a forged repr over 8 KiB is cut at 8 KiB by the host and reported",
    len(r["value"] or ""))
@@ -385,6 +395,45 @@ r = p.execute("y", fresh=True)
 ok(r["workerStarted"] and r["exception"]["type"] == "NameError",
    "execute with fresh: true runs in a new sandbox", r)
 p.close()
+
+# --- mounts between executes ---------------------------------------------------
+
+m = session()
+r = m.execute("m = 1\nopen('/workspace/ro.txt', 'w')")
+ok(r["exception"] and r["exception"]["type"] == "OSError" and
+   "Read-only" in r["exception"]["message"],
+   "the workspace is read-only by default", r)
+root1 = "/var"  # outside /tmp, where the test's HOME may lie
+r = m.mounts(workspace_writable=True,
+             read_roots=[root1, "/usr", "/tmp", os.path.join(WS, "sub"),
+                         "relative"])
+skipped = {x["path"]: x["reason"] for x in r["skipped"]}
+ok(r["changed"] and r["killed"] and r["readRoots"] == root1 and
+   "collides" in skipped.get("/usr", "") and
+   "collides" in skipped.get("/tmp", "") and
+   "already mounts" in skipped.get(os.path.join(WS, "sub"), "") and
+   "absolute" in skipped.get("relative", ""),
+   "mounts: reserved, redundant and relative roots are skipped with the "
+   "reason; the running sandbox is killed", r)
+r = m.execute("import os\nopen('/workspace/rw.txt', 'w').write('rw')\n"
+              f"sorted(os.listdir('{root1}'))")
+ok(r["value"] == repr(sorted(os.listdir(root1))) and
+   os.path.exists(os.path.join(WS, "rw.txt")) and r["workerStarted"] and
+   "mounts changed" in r.get("notice", "") and
+   "state is lost" in r.get("notice", ""),
+   "the next execute runs with the new mounts and says so", r)
+st = m.status()
+ok(st["mounts"] == {"workspaceWritable": True, "readRoots": root1},
+   "status reports the mounts", st)
+r = m.mounts(workspace_writable=False)
+r = m.execute("open('/workspace/rw2.txt', 'w')")
+ok(r["exception"] and "Read-only" in r["exception"]["message"] and
+   not os.path.exists(os.path.join(WS, "rw2.txt")),
+   "the workspace goes back to read-only", r)
+r = m.mounts(workspace_writable=False)
+ok(r["changed"] is False and r["killed"] is False,
+   "unchanged mounts keep the sandbox", r)
+m.close()
 
 # --- the host killed ---------------------------------------------------------
 
