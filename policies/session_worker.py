@@ -180,8 +180,9 @@ class Worker:
             msg = text(str(e))
         except BaseException:
             msg = b"<str() of the exception failed>"
-        etype, _ = cut(text(type(e).__qualname__), MSG_MAX)
-        emsg, _ = cut(msg, MSG_MAX)
+        # A few bytes over the host's limit: the host cuts and says so.
+        etype, _ = cut(text(type(e).__qualname__), MSG_MAX + 4)
+        emsg, _ = cut(msg, MSG_MAX + 4)
         return {"status": b"error", "etype": etype, "emsg": emsg,
                 "tb": tb_text, "tbtrunc": tb_trunc}
 

@@ -39,7 +39,7 @@ class Session:
             argv.append("--fresh")
         argv += list(extra_args)
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, bufsize=0)
+                                     stdout=subprocess.PIPE)
         self.next_id = 0
 
     def request(self, action, **fields):
@@ -51,6 +51,7 @@ class Session:
     def raw(self, line):
         """Send one line as given (bytes), return the response."""
         self.proc.stdin.write(line)
+        self.proc.stdin.flush()
         out = self.proc.stdout.readline()
         if not out:
             raise SessionError("gone", "the session ended")

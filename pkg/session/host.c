@@ -661,6 +661,7 @@ static int respond(struct sess *s, const struct request *q,
 		field(w, &r->f, "tb", "traceback", SESS_TRACEBACK_MAX, &tcut);
 		jw_kbool(w, "tracebackTruncated",
 			 tcut || flag(&r->f, "tbtrunc"));
+		jw_kbool(w, "messageTruncated", mcut);
 		jw_end(w);
 	} else {
 		jw_knull(w, "exception");

@@ -13,6 +13,18 @@
 
 #define SESS_VARS_MAX 64
 
+/* The variables the session sets for the policy, as bits of omit. */
+enum {
+	OWN_SESSION_FD,
+	OWN_SCRATCH_MODE,
+	OWN_SCRATCH_DIR,
+	OWN_WORKSPACE,
+	OWN_WORKSPACE_MOUNT,
+	OWN_READ_ROOTS,
+	OWN_COUNT
+};
+extern const char *const sess_own_vars[OWN_COUNT];
+
 /* Captured output of one stream: pages of an anonymous mapping, touched
  * only as far as output came, given back after every execute (the host
  * stays small while idle). */
@@ -35,6 +47,8 @@ struct sess {
 	/* mounts that may change between executes */
 	char *ws_mount;		/* WORKSPACE_MOUNT: NULL, "ro-bind", "bind" */
 	char *read_roots;	/* READ_ROOTS, NULL: none */
+	unsigned omit;		/* 1 << OWN_*: variables the policy does not
+				 * use (passing them is an error) */
 	struct scratch scratch;
 
 	/* the sandbox (sandbox.c) */
@@ -84,6 +98,21 @@ int sess_serve(struct sess *s);
  * so. Roots that cannot be mounted are skipped, each with its reason, in
  * the response. Writes the response; 0 or -1 (the caller is gone). */
 int sess_mounts(struct sess *s, const struct request *q, struct jw *w);
+
+/* --- probe.c -------------------------------------------------------- */
+
+struct probe {
+	unsigned unused;	/* 1 << OWN_*: ours that the policy does not
+				 * use */
+	int errors, warnings;	/* other than those */
+	char first[512];	/* the first other message, "" none */
+};
+
+/* Parse the policy as the guard will (our variables but those in omit,
+ * WORKSPACE_MOUNT ws and READ_ROOTS roots when not NULL, the caller's
+ * -D), in a child process. 0, or -1 when the child failed. */
+int sess_probe(const struct sess *s, unsigned omit, const char *ws,
+	       const char *roots, struct probe *pr);
 
 /* --- sandbox.c ------------------------------------------------------ */
 

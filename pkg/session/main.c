@@ -217,6 +217,32 @@ static int scratch(struct diag *d, struct sess *s, const char *parent)
 			 "directory under %s (a sweep removes them)", parent);
 }
 
+/* Before serving: the policy parses with the session's variables, and
+ * keeps the worker's channel. Ours it does not use are left out (an
+ * unused -D is an error). Nothing is started. */
+static int check_policy(struct diag *d, struct sess *s)
+{
+	struct probe pr;
+
+	if (sess_probe(s, 0, s->ws_mount ? s->ws_mount : "ro-bind",
+		       s->read_roots ? s->read_roots : "", &pr) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno, "unable to check the "
+				 "policy %s", s->policy);
+	if (pr.errors) {
+		diag_fail(d, EXIT_USAGE, 0, "the policy does not parse: %s",
+			  pr.first);
+		return -1;
+	}
+	if (pr.unused & (1u << OWN_SESSION_FD)) {
+		diag_fail(d, EXIT_USAGE, 0, "the policy %s does not keep the "
+			  "worker's channel", s->policy);
+		diag_hint(d, "add the line: keep-fd ${SESSION_FD:-}");
+		return -1;
+	}
+	s->omit = pr.unused;
+	return 0;
+}
+
 static void *region(size_t n)
 {
 	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
@@ -286,7 +312,7 @@ int session_main(int argc, char **argv)
 		diag_fail(&d, EXIT_SYSCALL, errno, "unable to set up signals");
 		goto fail;
 	}
-	if (scratch(&d, &s, parent) < 0)
+	if (scratch(&d, &s, parent) < 0 || check_policy(&d, &s) < 0)
 		goto fail;
 	if (sess_serve(&s) < 0)
 		diag_fail(&d, EXIT_SYSCALL, ENOMEM, "unable to map buffers");
@@ -297,6 +323,7 @@ int session_main(int argc, char **argv)
 		goto fail;
 	return s.quit ? 128 + s.quit : 0;
 fail:
+	scratch_remove(&(struct diag)DIAG_INIT(d.prog, d.stage), &s.scratch);
 	diag_emit(&d);
 	return d.code ? d.code : EXIT_SYSCALL;
 }

@@ -10,52 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/policy.h"
+#include <limits.h>
+
 #include "session/host.h"
-
-/* The -D set of the chain (as sandbox.c builds it), with READ_ROOTS set
- * to root (NULL: none) and WORKSPACE_MOUNT to ws. */
-static int vars_for(struct sess *s, struct vars *v, char *strs, size_t cap,
-		    const char *ws, const char *root)
-{
-	char err[256];
-	size_t used = 0;
-	char *w;
-
-	memset(v, 0, sizeof(*v));
-#define ADD(...)                                                             \
-	do {                                                                 \
-		int n_ = snprintf(strs + used, cap - used, __VA_ARGS__);     \
-		if (n_ < 0 || (size_t)n_ >= cap - used)                      \
-			return -1;                                           \
-		w = strs + used;                                             \
-		used += (size_t)n_ + 1;                                      \
-		if (vars_add_arg(v, w, err, sizeof(err)) < 0)                \
-			return -1;                                           \
-	} while (0)
-	ADD("SESSION_FD=%d", SESS_WORKER_FD);
-	ADD("SCRATCH_MODE=adopt");
-	ADD("SCRATCH_DIR=%s", s->scratch.path);
-	if (s->workspace)
-		ADD("WORKSPACE=%s", s->workspace);
-	if (ws)
-		ADD("WORKSPACE_MOUNT=%s", ws);
-	if (root)
-		ADD("READ_ROOTS=%s", root);
-#undef ADD
-	for (size_t i = 0; i < s->nvars; i++)
-		if (vars_add_arg(v, s->vars[i], err, sizeof(err)) < 0)
-			return -1;
-	return 0;
-}
 
 /* Why the policy will not take root as a read root ("" if it will). */
 static void check_root(struct sess *s, const char *ws, const char *root,
-		       char *why, size_t len, struct perr *e, char *strs,
-		       size_t cap)
+		       char *why, size_t len)
 {
-	struct vars v;
-	struct plan p;
+	struct probe pr;
 	const char *m;
 
 	why[0] = '\0';
@@ -67,12 +30,21 @@ static void check_root(struct sess *s, const char *ws, const char *root,
 		snprintf(why, len, "a path holding ':' cannot be a read root");
 		return;
 	}
-	if (vars_for(s, &v, strs, cap, ws, root) < 0 || plan_init(&p) < 0) {
+	if (strlen(root) >= PATH_MAX) {
 		snprintf(why, len, "too long");
 		return;
 	}
-	if (policy_parse_file(&p, s->policy, &v, 0, e) < 0 || e->warnings) {
-		m = e->n ? e->msg[0] : "the policy refuses it";
+	if (sess_probe(s, s->omit, ws, root, &pr) < 0) {
+		snprintf(why, len, "the policy could not be checked");
+		return;
+	}
+	if (pr.unused & (1u << OWN_READ_ROOTS)) {
+		snprintf(why, len, "the policy takes no read roots (no "
+			 "${READ_ROOTS})");
+		return;
+	}
+	if (pr.errors || pr.warnings) {
+		m = pr.first[0] ? pr.first : "the policy refuses it";
 		/* "file:line:col: error: MSG": the message alone. */
 		if (strstr(m, ": error: "))
 			m = strstr(m, ": error: ") + 9;
@@ -80,7 +52,6 @@ static void check_root(struct sess *s, const char *ws, const char *root,
 			m = strstr(m, ": warning: ") + 11;
 		snprintf(why, len, "%s", m);
 	}
-	plan_free(&p);
 }
 
 static bool same(const char *a, const char *b)
@@ -91,21 +62,23 @@ static bool same(const char *a, const char *b)
 int sess_mounts(struct sess *s, const struct request *q, struct jw *w)
 {
 	static char *owned;	/* read_roots when this file made it */
-	size_t cap = 64 * 1024, len = 0;
-	char *roots = NULL, *strs = malloc(cap), why[512];
+	size_t len = 0;
+	char *roots = NULL, why[512];
 	const char *ws = s->ws_mount;
-	struct perr *e = malloc(sizeof(*e));
 	bool changed, killed = false, first = true;
 
-	if (!strs || !e) {
-		free(strs);
-		free(e);
+	if (q->ws_writable >= 0 && (s->omit & (1u << OWN_WORKSPACE_MOUNT))) {
 		jw_begin(w);
+		if (q->id[0]) {
+			jw_key(w, "id");
+			jw_raw(w, q->id, strlen(q->id));
+		}
 		jw_kbool(w, "ok", false);
 		jw_key(w, "error");
 		jw_begin(w);
-		jw_kstr(w, "code", "no_memory");
-		jw_kstr(w, "message", "out of memory");
+		jw_kstr(w, "code", "bad_field");
+		jw_kstr(w, "message", "the policy has no ${WORKSPACE_MOUNT}: "
+			"its workspace mode cannot change");
 		jw_end(w);
 		jw_end(w);
 		return jw_flush(w);
@@ -128,10 +101,7 @@ int sess_mounts(struct sess *s, const struct request *q, struct jw *w)
 		if (roots)
 			roots[0] = '\0';
 		for (size_t i = 0; roots && i < q->nroots; i++) {
-			check_root(s, ws, q->roots[i], why, sizeof(why), e,
-				   strs, cap);
-			if (!why[0] && strlen(q->roots[i]) > PATH_MAX)
-				snprintf(why, sizeof(why), "too long");
+			check_root(s, ws, q->roots[i], why, sizeof(why));
 			if (why[0]) {
 				if (!first)
 					jw_raw(w, ",", 1);
@@ -179,7 +149,5 @@ int sess_mounts(struct sess *s, const struct request *q, struct jw *w)
 					 !strcmp(s->ws_mount, "bind"));
 	jw_kstr(w, "readRoots", s->read_roots ? s->read_roots : "");
 	jw_end(w);
-	free(strs);
-	free(e);
 	return jw_flush(w);
 }

@@ -74,24 +74,31 @@ static char **chain_argv(struct sess *s, char *strs, size_t cap)
 	a[k++] = (char *)s->policy;
 	if (s->allow_untrusted)
 		a[k++] = "--allow-untrusted";
+	/* Only the variables the policy uses: another is an error. */
+#define OWN(i) (!(s->omit & (1u << (i))))
 	a[k++] = "-D";
 	a[k++] = STR("SESSION_FD=%d", SESS_WORKER_FD);
-	a[k++] = "-D";
-	a[k++] = "SCRATCH_MODE=adopt";
-	a[k++] = "-D";
-	a[k++] = STR("SCRATCH_DIR=%s", s->scratch.path);
-	if (s->workspace) {
+	if (OWN(OWN_SCRATCH_MODE)) {
+		a[k++] = "-D";
+		a[k++] = "SCRATCH_MODE=adopt";
+	}
+	if (OWN(OWN_SCRATCH_DIR)) {
+		a[k++] = "-D";
+		a[k++] = STR("SCRATCH_DIR=%s", s->scratch.path);
+	}
+	if (s->workspace && OWN(OWN_WORKSPACE)) {
 		a[k++] = "-D";
 		a[k++] = STR("WORKSPACE=%s", s->workspace);
 	}
-	if (s->ws_mount) {
+	if (s->ws_mount && OWN(OWN_WORKSPACE_MOUNT)) {
 		a[k++] = "-D";
 		a[k++] = STR("WORKSPACE_MOUNT=%s", s->ws_mount);
 	}
-	if (s->read_roots) {
+	if (s->read_roots && OWN(OWN_READ_ROOTS)) {
 		a[k++] = "-D";
 		a[k++] = STR("READ_ROOTS=%s", s->read_roots);
 	}
+#undef OWN
 	for (size_t i = 0; i < s->nvars; i++) {
 		a[k++] = "-D";
 		a[k++] = s->vars[i];

@@ -30,12 +30,12 @@ EXEC_PASS = b'{"action":"execute","code":"pass"}\n'
 
 def spawn():
     return subprocess.Popen([PYSBX, "session", "--workspace", WS],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            bufsize=0)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
 
 def ask(p, line):
     p.stdin.write(line)
+    p.stdin.flush()
     return json.loads(p.stdout.readline())
 
 

@@ -256,6 +256,7 @@ gen = s.execute("keep2 = 'still here'")["generation"]
 
 def raw(line):
     s.proc.stdin.write(line)
+    s.proc.stdin.flush()
     return json.loads(s.proc.stdout.readline())
 
 
@@ -353,6 +354,9 @@ r = s.execute(STEAL + "os.write(3, frame(t=b'result', id=nonce, "
 ok(r["value"] == "r" * 8192 and r["valueTruncated"],
    "a forged repr over 8 KiB is cut at 8 KiB by the host and reported",
    len(r["value"] or ""))
+forged("a fake result with the stolen id, bytes after it in one write",
+       STEAL + "os.write(3, frame(t=b'result', id=nonce, status=b'ok', "
+       "repr=b'fake') + b'junk')", ["ok"])
 forged("a fake frame with an unknown field and the stolen id",
        STEAL + "os.write(3, frame(t=b'result', id=nonce, status=b'ok', "
        "evil=b'1'))", ["protocol_error"])
@@ -461,11 +465,25 @@ with open(os.path.join(os.environ["PYSBX_POLICIES"], "python.policy")) as fi:
     text = fi.read().replace("keep-fd ${SESSION_FD:-}", "")
 with open(pol, "w") as fo:
     fo.write(text)
-b = session("-p", pol)
-r = b.execute("1")
-ok(r["status"] == "startup_failed" and "keep-fd" in r["message"],
-   "a policy without keep-fd ${SESSION_FD}: startup_failed naming it", r)
-b.close()
+b = subprocess.run([PYSBX, "session", "-p", pol, "--workspace", WS,
+                    "--scratch-parent", PARENT], input=b"", capture_output=True)
+ok(b.returncode == 100 and b"keep-fd ${SESSION_FD:-}" in b.stderr and
+   not os.listdir(PARENT),
+   "a policy without ${SESSION_FD} is refused before serving (100, "
+   "naming keep-fd), leaving no scratch", b.returncode, b.stderr)
+r = subprocess.run([PYSBX, "session", "--workspace", WS, "-D", "NOPE=1",
+                    "--scratch-parent", PARENT], input=b"", capture_output=True)
+ok(r.returncode == 100 and b"NOPE" in r.stderr,
+   "a policy that does not parse with the session's -D is refused before "
+   "serving (100)", r.returncode, r.stderr)
+r = subprocess.run([PYSBX, "session", "--workspace", WS,
+                    "--scratch-parent", PARENT],
+                   input=b'{"code":"raise ValueError(\'m\' * 9000)"}\n',
+                   capture_output=True)
+x = json.loads(r.stdout)["exception"]
+ok(x["type"] == "ValueError" and len(x["message"]) == 4096 and
+   x["messageTruncated"] is True,
+   "an exception message over 4 KiB is cut and reported", x)
 
 subprocess.run(["rm", "-rf", T])
 print(f"1..{n}")
