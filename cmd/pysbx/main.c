@@ -12,7 +12,7 @@
 #include "session/session.h"
 
 #define USAGE                                                                \
-	"pysbx run -p POLICY [-D NAME=VALUE]... [--] PROG [ARG]...\n"        \
+	FRONT_RUN_USAGE "\n"                                                \
 	"       pysbx policy check|show POLICY [-D NAME=VALUE]...\n"         \
 	"       pysbx check [--json]\n"                                      \
 	"       " SESSION_USAGE "\n"                                          \
