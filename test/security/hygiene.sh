@@ -32,10 +32,11 @@ for pol in workspace-write read-only ci python; do
 	ws=$T/late-$pol
 	mkdir -p "$ws/late"
 	cp "$PROBE/hygiene_probe" "$ws/"
-	in=$ws
-	[[ $pol == python ]] && in=/workspace
+	in=$ws extra=()
+	# Here /tmp belongs to nobody: python.policy's scratch goes to $T.
+	[[ $pol == python ]] && in=/workspace extra=(-D SCRATCH_DIR="$T")
 	"$BIN/pysbx" run --allow-untrusted -p "$POL/$pol.policy" \
-		-D WORKSPACE="$ws" -D TIMEOUT=30s -D SCRATCH_DIR="$T" \
+		-D WORKSPACE="$ws" -D TIMEOUT=30s "${extra[@]}" \
 		-- "$in/hygiene_probe" \
 		late "$in/go" "$in/late/secret" >"$ws.out" 2>&1 &
 	pid=$!
