@@ -23,7 +23,7 @@
 #define PLAN_MAX_SC 1024	/* seccomp rules after preset expansion */
 #define PLAN_MAX_FDS 32		/* keep-fd entries */
 #define PLAN_MAX_DEFINES 60	/* -D variables */
-#define PLAN_MAX_VARS 65	/* -D variables plus the 5 built-ins */
+#define PLAN_MAX_VARS 66	/* -D variables plus the 6 built-ins */
 #define PLAN_MAX_ERRORS 20	/* diagnostics reported per parse */
 #define PLAN_MAX_LINE 4096	/* bytes per policy line */
 #define PLAN_MAX_PATH 4095	/* bytes per path, as PATH_MAX - 1 */
@@ -220,6 +220,11 @@ void plan_free(struct plan *p);
 int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen);
 /* Add or replace a variable (used for built-ins such as SCRATCH). */
 int vars_set(struct vars *v, const char *name, const char *value);
+
+/* Where the built-in ${HOME} comes from when the environment is no longer
+ * the caller's (pysbx-mount moves it off the stack first): the caller's
+ * HOME value, or NULL for getenv("HOME"). */
+void policy_builtin_home(const char *home);
 
 /* Parse the policy at path (with its includes) into p, which plan_init
  * prepared. Every error is recorded in e, positioned; returns 0 when e has
