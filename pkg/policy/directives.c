@@ -744,6 +744,10 @@ static void d_keepfd(struct ctx *c, const struct pos *pos, struct tok *t,
 	for (int i = 1; i < n; i++) {
 		long fd;
 
+		/* An empty word keeps nothing: `keep-fd ${SESSION_FD:-}`
+		 * keeps an fd only for the caller that names it. */
+		if (!t[i].s[0])
+			continue;
 		if (num_int(t[i].s, 3, 1023, &fd)) {
 			perr_at(c, pos, t[i].col,
 				"keep-fd '%s' is not a number from 3 to 1023 "
@@ -1481,6 +1485,7 @@ void plan_validate(struct ctx *c)
 				"may only mount the procfs of its own pid "
 				"namespace)");
 		}
+	plan_validate_layout(c);
 	if (p->hostname && !(p->ns & NS_UTS)) {
 		at = &c->p->at[PAT_HOSTNAME];
 		perr_at(c, at, at->col ? at->col : 1,
