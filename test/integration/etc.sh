@@ -17,7 +17,7 @@ mkdir "$WS"
 run() { out=$("$B/pysbx" run -p "$@" 2>&1); rc=$?; }
 
 if [[ ! -x $PY ]]; then echo "1..0 # SKIP $PY is missing"; exit 0; fi
-echo "1..10"
+echo "1..11"
 
 # --- python.policy --------------------------------------------------------
 run "$P/python.policy" -D WORKSPACE="$WS" -- $PY -I -S -c 'import os
@@ -80,6 +80,12 @@ is "$(sha256sum /etc/passwd /etc/group)" "$before" "ci: the host's passwd and gr
 # --- file over an existing file: only a regular file ----------------------
 printf 'unshare user mount\nro-bind / /\nfile /etc "x"\n' >"$T/dir.policy"
 out=$("$B/pysbx-mount" -p "$T/dir.policy" -- /bin/true 2>&1); rc=$?
-[[ $rc == 111 && $out == *"unable to file /etc"*"File exists"* ]] &&
-	ok "file over a directory is refused (111, File exists)" ||
+[[ $rc == 100 && $out == *"'file /etc' cannot be made under the read-only mount of /"* ]] &&
+	ok "file over a directory under a read-only bind is refused (100, positioned)" ||
 	not_ok "file over a directory is refused" "$rc $out"
+mkdir "$T/w" && echo old >"$T/w/f"
+printf 'unshare user mount\nro-bind /usr /usr\nsymlink usr/bin /bin\nsymlink usr/lib /lib\nsymlink usr/lib64 /lib64\nbind %s /w\nfile /w/f "new\\n"\n' "$T/w" >"$T/rw.policy"
+out=$("$B/pysbx-mount" -p "$T/rw.policy" -- /bin/sh -c 'cat /w/f; echo evil > /w/f; rm /w/f; cat /w/f' 2>&1); rc=$?
+[[ $out == new*"Read-only file system"*"Device or resource busy"*new && $(cat "$T/w/f") == old ]] &&
+	ok "file over a host file in a read-write bind: mounted read-only on top, the host file unchanged" ||
+	not_ok "file over a host file in a read-write bind" "$rc $out" "host: $(cat "$T/w/f")"
