@@ -143,6 +143,15 @@ static void check_one(struct ctx *c, size_t k)
 			what, op->dst, cur->dst, cur->pos.file, cur->pos.line);
 		return;
 	}
+	if (cur->kind == FS_RO_BIND && host_missing(cur, op->dst)) {
+		perr_at(c, &op->pos, op->pos.col,
+			"'%s %s': %s does not exist in %s, and nothing can be "
+			"made inside the read-only bind of %s (at %s:%u): "
+			"create it on the host, or put it elsewhere",
+			what, op->dst, op->dst, cur->src, cur->dst,
+			cur->pos.file, cur->pos.line);
+		return;
+	}
 	if (cur->kind != FS_BIND && cur->kind != FS_DEV_BIND)
 		return;
 	if (makes_entry(op->kind))
