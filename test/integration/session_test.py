@@ -157,6 +157,10 @@ r = s.execute("import asyncio\nasync def f(v):\n    await asyncio.sleep(0)\n"
 ok(r["status"] == "ok" and r["value"] == "42", "top-level await works", r)
 ok(value_of(s, "await asyncio.gather(f(1), f(2))") == "[1, 2]",
    "top-level await works again in the next execute")
+r = s.execute("async def g():\n    await asyncio.sleep(0)\n    return 'ran'\n"
+              "asyncio.run(g())")
+ok(r["status"] == "ok" and r["value"] == "'ran'",
+   "asyncio.run() works too (python.policy denies socketpair)", r)
 r = s.execute("input()")
 ok(r["status"] == "error" and r["exception"]["type"] == "EOFError",
    "input() meets EOF", r)
