@@ -80,5 +80,6 @@ no_others() { [[ -z $(others) ]]; }
 # as root the suite runs each script as a uid of its own and this is empty;
 # a normal user running it has the runner itself (run.sh, its pipeline,
 # timeout, a login shell), which is no leftover of any sandbox.
+LIB_BEFORE=" "
 LIB_BEFORE=" $(U=$(id -u) others | tr '\n' ' ')"
 
