@@ -105,7 +105,7 @@ if [[ $(id -u) == 0 ]]; then
 fi
 
 # ============================================================ unprivileged
-echo "1..68"
+echo "1..69"
 
 # --- rlimits ----------------------------------------------------------------
 # name, label in /proc/self/limits, soft, hard (clamped to the caller's hard)
@@ -194,6 +194,13 @@ p=$(pol ldpass 'env-pass LD_PRELOAD')
 run env LD_PRELOAD=/nonexistent.so "$EXEC" -p "$p" -- "$PROBE" env
 same "env-pass LD_PRELOAD passes it when the policy says so" \
 	"LD_PRELOAD=/nonexistent.so" "$(out)"
+# Longer names that start with the passed one come first in the caller's
+# environment: a prefix match would pass TERMINFO (a terminfo database
+# the workspace controls) as if it were TERM.
+p=$(pol termpass 'env-pass TERM')
+run env -i TERMINFO=/workspace/evil TERM_PROGRAM=x TERM=xterm "$EXEC" -p "$p" -- "$PROBE" env
+same "env-pass TERM passes TERM only, not TERMINFO or TERM_PROGRAM before it" \
+	"TERM=xterm" "$(out)"
 
 # --- exec ----------------------------------------------------------------------
 mkdir "$T/bin"
