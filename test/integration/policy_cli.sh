@@ -53,7 +53,7 @@ is $? 0 "--allow-untrusted accepts it"
 # only would let it through.
 chmod 0646 "$T/p.policy"
 out=$("$B/pysbx-exec" -p "$T/p.policy" -- /bin/true 2>&1); rc=$?
-is "$rc:$out" "100:pysbx-exec: fatal: refusing policy $T/p.policy: it is writable by others" \
+is "$rc:${out%%$'\n'*}" "100:pysbx-exec: fatal: refusing policy $T/p.policy: it is writable by others" \
 	"a policy writable by others but not by its group is refused (exit 100)"
 chmod 0644 "$T/p.policy"
 mkdir -m 0777 "$T/open"; chmod 0777 "$T/open"
