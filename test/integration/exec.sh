@@ -66,7 +66,7 @@ nocaps=$(printf 'CapInh:\t%016x\nCapPrm:\t%016x\nCapEff:\t%016x\nCapBnd:\t%016x\
 # ============================================================ root section
 if [[ $(id -u) == 0 ]]; then
 	U=${PYSBX_TEST_UID:-4242}
-	echo "1..6"
+	echo "1..8"
 	p=$(pol root 'env A=1')
 	chmod 0755 "$T"
 	chmod 0644 "$p"
@@ -106,6 +106,22 @@ if [[ $(id -u) == 0 ]]; then
 		"$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" status
 	same "unprivileged in the chain with a full bounding set: fails closed (111)" \
 		"111 yes" "$rc $(grep -q 'cap_chown is in the bounding set' "$T/err" && echo yes)"
+	# Trust (DESIGN.md invariant 8) by owner: only root can give a
+	# file or directory to a third uid.
+	p=$(pol owned 'env A=1')
+	chown 65534:65534 "$p"
+	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
+		"$EXEC" -p "$p" -- "$PROBE" env
+	same "a policy owned by another user (neither the caller nor root) is refused (100)" \
+		"100 yes" "$rc $(grep -q "refusing policy $p: it is owned by uid 65534 (neither you nor root)" "$T/err" && echo yes)"
+	mkdir -m 0755 "$T/od"
+	chown 65534:65534 "$T/od"
+	printf 'env A=1\n' >"$T/od/p.policy"
+	chmod 0644 "$T/od/p.policy"
+	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
+		"$EXEC" -p "$T/od/p.policy" -- "$PROBE" env
+	same "a root-owned policy in a directory another user owns is refused (100)" \
+		"100 yes" "$rc $(grep -q "directory $T/od is owned by uid 65534" "$T/err" && echo yes)"
 	exit 0
 fi
 
