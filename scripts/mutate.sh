@@ -316,7 +316,7 @@ __MUTATIONS__
 @@ file: pkg/mnt/userns.c
 @@ tests: security/escape integration/mount
 -	if (unshare(CLONE_NEWUSER | (mountns ? CLONE_NEWNS : 0)) < 0) {
-+	if (unshare(CLONE_NEWUSER) < 0) {
++	if (unshare(CLONE_NEWUSER | (mountns ? 0 : 0)) < 0) {
 
 @@ name: pid1-term-target-only
 @@ invariant: DESIGN Signals: pid 1 signals every process in its namespace (TERM, then CONT)
