@@ -374,13 +374,6 @@ __MUTATIONS__
 -	if (sys_setattr(dev, MOUNT_ATTR_RDONLY, 0) < 0) {
 +	if (0) {
 
-@@ name: mount-ns-shared
-@@ invariant: DESIGN 3/7: nothing mounted in the sandbox propagates to the host
-@@ file: pkg/mnt/root.c
-@@ tests: integration/mount security/faults
--	if (sys_mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
-+	if (0) {
-
 @@ name: nested-userns-allowed
 @@ invariant: DESIGN 5: nested user namespaces disabled
 @@ file: pkg/mnt/sandbox.c

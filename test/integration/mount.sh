@@ -21,7 +21,7 @@ chmod -R a-w "$T/host"
 BASIC=(-p "$FIX/basic.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host")
 sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
 
-echo "1..39"
+echo "1..40"
 
 same "the root holds exactly what the policy made" \
 	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
@@ -101,6 +101,9 @@ rm -f "$T/ws/link"
 M=(-p "$FIX/mask.policy" -D PROBE="$PROBE" -D WS="$T/ws")
 got=$("$MNT" "${M[@]}" "$P" ls /ws/secretdir 2>&1)"|"$("$MNT" "${M[@]}" "$P" cat /ws/secret.txt 2>&1)
 same "mask hides a directory and a file" "|" "$got"
+got=$(for f in secretdir/new secret.txt; do "$MNT" "${M[@]}" "$P" write "/ws/$f" 2>&1; done | tr '\n' ' ')
+same "a mask is read-only: nothing can be written into a masked directory or file (EROFS)" \
+	"EROFS EROFS " "$got"
 got=$(for f in .env b/id.pem a/.git/hooks/pre-commit b/new; do "$MNT" "${M[@]}" "$P" write "/ws/$f" 2>&1; done | tr '\n' ' ')
 same "protect keeps .env, *.pem, .git/hooks read-only; the rest writable" \
 	"EROFS EROFS EROFS ok " "$got"
