@@ -480,7 +480,7 @@ __MUTATIONS__
 @@ file: pkg/chain/chain.c
 @@ tests: unit/test_chain integration/exec security/escape integration/harness
 -	return step_rank(b + strlen("pysbx-")) > step_rank(stage);
-+	return 1;
++	return step_rank(b + strlen("pysbx-")) >= 0 || stage;
 
 @@ name: plan-fd-inherited
 @@ invariant: DESIGN 5 / Chain: the chain's fds are close-on-exec at every other moment

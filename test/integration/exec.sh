@@ -126,7 +126,7 @@ if [[ $(id -u) == 0 ]]; then
 fi
 
 # ============================================================ unprivileged
-echo "1..69"
+echo "1..73"
 
 # --- rlimits ----------------------------------------------------------------
 # name, label in /proc/self/limits, soft, hard (clamped to the caller's hard)
@@ -257,12 +257,25 @@ run "$EXEC" -p "$p" -- "$PROBE" fds
 same "a keep-fd that the caller did not open fails with 111" "111 " "$rc $(out)"
 has "... naming the fd and position" \
 	"pysbx-exec: fatal: $p:1:1: unable to keep fd 7: Bad file descriptor" "$T/err"
+# The chain's own report fd is never the target's, even when a policy
+# names it (the target could forge status records).
+p=$(pol keepchain 'keep-fd 9')
+run "$PROBE" seal "$p" -- "$EXEC" --report-fd 9 -- "$PROBE" fds 9>"$T/report"
+same "a keep-fd naming the chain's report fd is refused (111), the target never runs" \
+	"111 yes no" "$rc $(grep -q "$p:1:1: unable to keep fd 9: it is the chain's own fd" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
 echo data >"$T/in"
 p=$(pol stdin 'stdin null')
 run "$EXEC" -p "$p" -- "$PROBE" fds <"$T/in"
 has "stdin null: fd 0 is /dev/null" "fd 0 /dev/null" "$T/out"
 run "$EXEC" -- "$PROBE" fds <"$T/in"
 has "without stdin null the caller's stdin is kept" "fd 0 $T/in" "$T/out"
+# Inside a sandbox, /dev/null is whatever its policy put there: a
+# regular file would hand the target its contents as stdin.
+p=$(pol fakenull 'unshare user mount pid' 'ro-bind ${PROBE} /probe' \
+	'file /dev/null "data for stdin\n"' 'stdin null')
+run "$BIN/pysbx-mount" -p "$p" -D PROBE="$PROBE_DIR" "$EXEC" -- /probe/exec_probe fds
+same "stdin null refuses a /dev/null that is not the null device (111), the target never runs" \
+	"111 yes no" "$rc $(grep -q "unable to use /dev/null for stdin: it is not the null device (char 1:3)" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
 
 # --- process -------------------------------------------------------------------
 ids() { awk '{ v[$1] = $2 } END { print (v["sid"] == v["pid"]) ? "sid=pid" : "sid!=pid",
@@ -371,6 +384,14 @@ same "a malformed seccomp line in a plan: refused when no pysbx-seccomp follows"
 run "$PROBE" seal-text "$T/bad.plan" -- "$EXEC" -- "$BIN/pysbx-seccomp" -- "$PROBE" env
 same "... and by pysbx-seccomp when it follows, before the target runs" \
 	"100 yes no" "$rc $(grep -q "pysbx-seccomp: .*unknown seccomp action 'frobnicate'" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
+# Only a memfd sealed against writes is a plan: another holder of a
+# writable one could change it between two steps' reads.
+printf 'pysbx-plan 1 t.policy\n@t.policy:1:1 env A=1\nend\n' >"$T/weak.plan"
+run "$PROBE" seal-weak "$T/weak.plan" -- "$EXEC" -- "$PROBE" env
+same "a plan memfd not sealed against writes is refused (100), the target never runs" \
+	"100 yes no" "$rc $(grep -q "is not sealed against writes" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
+run "$PROBE" seal-text "$T/weak.plan" -- "$EXEC" -- "$PROBE" env
+same "... and the same plan sealed is accepted (the control)" "0 A=1" "$rc $(out)"
 
 # --- root of a user namespace: pysbx-exec drops what it holds ----------------
 # uid 0 with every capability of its namespace, CAP_SETPCAP included: the
