@@ -483,11 +483,11 @@ __MUTATIONS__
 +	return step_rank(b + strlen("pysbx-")) >= 0 || stage;
 
 @@ name: plan-fd-inherited
-@@ invariant: DESIGN 5 / Chain: the chain's fds are close-on-exec at every other moment
+@@ invariant: DESIGN Parse once, pass the plan: the final step closes the plan fd before the target runs (close-on-exec once read)
 @@ file: pkg/chain/chain.c
-@@ tests: security/escape integration/exec integration/mount
--	if (c->plan_fd >= 0)
--		fcntl(c->plan_fd, F_SETFD, FD_CLOEXEC);
+@@ tests: security/escape integration/exec integration/seccomp
+-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fstat(fd, &st) < 0)
++	if (fstat(fd, &st) < 0)
 
 @@ name: badarch-kills-thread
 @@ invariant: DESIGN 6 / Kernel facts: a wrong-ABI syscall kills the process, not the thread
