@@ -66,7 +66,7 @@ nocaps=$(printf 'CapInh:\t%016x\nCapPrm:\t%016x\nCapEff:\t%016x\nCapBnd:\t%016x\
 # ============================================================ root section
 if [[ $(id -u) == 0 ]]; then
 	U=${PYSBX_TEST_UID:-4242}
-	echo "1..8"
+	echo "1..9"
 	p=$(pol root 'env A=1')
 	chmod 0755 "$T"
 	chmod 0644 "$p"
@@ -94,17 +94,25 @@ if [[ $(id -u) == 0 ]]; then
 	fi
 	p=$(pol root2 'env A=1')
 	chmod 0644 "$p"
-	run "$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" env
-	has "as root in the chain (--plan-fd): capabilities fail closed (111)" \
+	# A plan with a user namespace: pysbx-mount has emptied every set
+	# before pysbx-exec, so any capability left stops the chain.
+	pu=$(pol rootns 'unshare user' 'env A=1')
+	chmod 0644 "$pu"
+	run "$PROBE" seal "$pu" -- "$EXEC" -- "$PROBE" env
+	has "as root in the chain (--plan-fd, plan with a user namespace): capabilities fail closed (111)" \
 		"pysbx-exec: fatal: unable to run without privileges: cap_chown is in the effective set" \
 		"$T/err"
+	# Without one, no step before pysbx-exec dropped them: it does.
+	run "$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" status prctl
+	same "as root in the chain with a plan without namespaces: pysbx-exec empties every set itself" \
+		"0 $nocaps" "$rc $(grep ^Cap "$T/out")"
 	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
 		"$EXEC" -- "$PROBE" status
 	same "unprivileged standalone with a full bounding set: runs, no_new_privs set" \
 		"0 $(printf 'NoNewPrivs:\t1')" "$rc $(grep ^NoNewPrivs "$T/out")"
 	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
-		"$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" status
-	same "unprivileged in the chain with a full bounding set: fails closed (111)" \
+		"$PROBE" seal "$pu" -- "$EXEC" -- "$PROBE" status
+	same "unprivileged in the chain (plan with a user namespace) with a full bounding set: fails closed (111)" \
 		"111 yes" "$rc $(grep -q 'cap_chown is in the bounding set' "$T/err" && echo yes)"
 	# Trust (DESIGN.md invariant 8) by owner: only root can give a
 	# file or directory to a third uid.
