@@ -591,8 +591,7 @@ __MUTATIONS__
 @@ file: pkg/guard/rmtree.c
 @@ tests: integration/clean security/escape
 -		if (child < 0 && errno == EACCES)
--			child = open_below_chmod(cur, n, &st);
--
++		if (child < 0 && errno == EACCES && 0)
 
 @@ name: trust-dir-others-writable
 @@ invariant: DESIGN 8: a policy's parent directories are not writable by others (sticky excepted)
@@ -606,6 +605,7 @@ __MUTATIONS__
 @@ file: pkg/trust/trust.c
 @@ tests: integration/policy_cli integration/check
 -	return uid == 0 || uid == getuid();
++	(void)uid;
 +	return 1;
 
 @@ name: trust-rw-bind-ignored
@@ -614,7 +614,7 @@ __MUTATIONS__
 @@ tests: integration/policy_cli integration/check security/escape
 -		if (!src || !beneath(real, src))
 -			continue;
-+		if (1)
++		if (!src || !beneath(real, src) || 1)
 +			continue;
 
 @@ name: protect-hardlink-allowed
