@@ -495,7 +495,7 @@ static void presets(void)
 		  "socket, socketpair, ptrace, bpf, userfaultfd, "
 		  "perf_event_open, process_vm_readv, process_vm_writev, "
 		  "kexec_load, kexec_file_load, open_by_handle_at, "
-		  "name_to_handle_at" },
+		  "name_to_handle_at, fanotify_init, fanotify_mark" },
 		{ "network",
 		  "socket, socketpair, socketcall" },
 		{ "inet",
@@ -528,14 +528,14 @@ static void presets(void)
 		  "io_uring_setup, io_uring_enter, io_uring_register" },
 		{ "debug",
 		  "ptrace, process_vm_readv, process_vm_writev, "
-		  "perf_event_open, kcmp" },
+		  "perf_event_open, kcmp, fanotify_init, fanotify_mark" },
 		{ "obsolete",
 		  "uselib, acct, quotactl, swapon, swapoff, reboot, _sysctl, "
 		  "ustat, sysfs, lookup_dcookie, nfsservctl, vhangup, iopl, "
 		  "ioperm, create_module, get_kernel_syms, query_module, "
 		  "settimeofday, clock_settime, clock_adjtime, adjtimex, "
 		  "pciconfig_read, pciconfig_write, kexec_load, "
-		  "kexec_file_load" },
+		  "kexec_file_load, modify_ldt" },
 		{ "handles",
 		  "open_by_handle_at, name_to_handle_at" },
 		{ "clock",
