@@ -492,17 +492,17 @@ static void presets(void)
 		const char *name, *items;
 	} want[] = {
 		{ "python-tool",
-		  "socket, socketpair, ptrace, bpf, userfaultfd, "
-		  "perf_event_open, process_vm_readv, process_vm_writev, "
-		  "kexec_load, kexec_file_load, open_by_handle_at, "
-		  "name_to_handle_at, fanotify_init, fanotify_mark" },
+		  "socket, ptrace, bpf, userfaultfd, perf_event_open, "
+		  "process_vm_readv, process_vm_writev, kexec_load, "
+		  "kexec_file_load, open_by_handle_at, name_to_handle_at, "
+		  "fanotify_init, fanotify_mark" },
 		{ "network",
 		  "socket, socketpair, socketcall" },
 		{ "inet",
 		  "socket arg0!=AF_UNIX, socketpair arg0!=AF_UNIX, socketcall" },
 		{ "unix-sockets",
-		  "socket arg0&0xffffffff==AF_UNIX, socketpair "
-		  "arg0&0xffffffff==AF_UNIX, socketcall" },
+		  "socket arg0&0xffffffff==AF_UNIX, socketpair arg1&0x2==0x2, "
+		  "socketcall" },
 		{ "mount",
 		  "mount, umount, umount2, pivot_root, chroot, fsopen, "
 		  "fsconfig, fsmount, fspick, move_mount, open_tree, "
