@@ -492,7 +492,8 @@ static void presets(void)
 		const char *name, *items;
 	} want[] = {
 		{ "python-tool",
-		  "socket, ptrace, bpf, userfaultfd, perf_event_open, "
+		  "socket, socketpair arg0!=AF_UNIX, socketpair "
+		  "arg1&0x2==0x2, ptrace, bpf, userfaultfd, perf_event_open, "
 		  "process_vm_readv, process_vm_writev, kexec_load, "
 		  "kexec_file_load, open_by_handle_at, name_to_handle_at, "
 		  "fanotify_init, fanotify_mark" },
