@@ -71,9 +71,6 @@ int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op);
  * 0755. */
 int mnt_tmpfs(struct diag *d, const char *what, unsigned long long size,
 	      unsigned long long inodes, int mode, unsigned attrs);
-/* Bind the host directory dir read-only at the same path inside unless
- * the same directory is already there read-only. */
-int mnt_bind_tooldir(struct diag *d, struct mnt_build *b, const char *dir);
 
 /* Attach the detached tree onto the fd dst; closes tree. */
 int mnt_attach(int tree, int dst);
