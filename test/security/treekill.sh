@@ -4,10 +4,9 @@
 # pysbx-clean, with no pid namespace to take the rest, must keep killing
 # while it still has children (it is their subreaper) until none is
 # left. The walker outran a guard that stopped after one round in which
-# everything it listed had already exited (about one run in two here).
-# The kill is a race: 20 runs (a guard without the fix lost about one in
-# five here); each survivor is
-# named.
+# everything it listed had already exited (one run in five to one in two
+# here, with the machine's load). The kill is a race: 20 runs; each
+# survivor is named.
 #
 # The cgroup v2 path (freeze, then cgroup.kill) is not tested here: this
 # machine's /sys/fs/cgroup is a hybrid v1 hierarchy with no cgroup v2
