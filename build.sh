@@ -35,6 +35,15 @@ PACKAGES=(
 	clang libseccomp-dev util-linux file strace
 )
 
+# What test/integration/compat.sh runs under the shipped policies (an
+# agent's data-science script, developer tools). Installed by `test` as
+# root; as a user the compatibility steps that need one skip, naming it.
+# Node and npm only when no node/npm is on PATH (a NodeSource nodejs
+# already ships npm and conflicts with Debian's).
+TEST_PACKAGES=(
+	python3-numpy python3-pandas python3-matplotlib python3-scipy git make
+)
+
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 say() { echo "build.sh: $*" >&2; }
@@ -49,7 +58,7 @@ usage() {
 
 missing_packages() {
 	local p st
-	for p in "${PACKAGES[@]}"; do
+	for p in "$@"; do
 		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
 		[[ $st == ii* ]] || echo "$p"
 	done
@@ -57,7 +66,7 @@ missing_packages() {
 
 ensure_packages() {
 	local missing
-	missing=$(missing_packages | tr '\n' ' ')
+	missing=$(missing_packages "${PACKAGES[@]}" | tr '\n' ' ')
 	missing=${missing% }
 	[[ -z $missing ]] && return 0
 	if [[ $(id -u) != 0 ]]; then
@@ -72,6 +81,27 @@ ensure_packages() {
 	# shellcheck disable=SC2086 # word splitting of the package list is wanted
 	apt-get install -y -qq --no-install-recommends $missing </dev/null \
 		>>"$B/apt-install.log" 2>&1 ||
+		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
+}
+
+ensure_test_packages() {
+	local missing
+	missing=$(missing_packages "${TEST_PACKAGES[@]}" | tr '\n' ' ')
+	command -v node >/dev/null || missing+="nodejs "
+	command -v npm >/dev/null || missing+="npm "
+	missing=${missing% }
+	[[ -z $missing ]] && return 0
+	if [[ $(id -u) != 0 ]]; then
+		say "not installed (the compatibility steps using them skip): $missing"
+		return 0
+	fi
+	say "installing for the tests: $missing"
+	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086 # word splitting of the package list is wanted
+	{ apt-get install -y -qq --no-install-recommends $missing </dev/null ||
+		{ apt-get update -qq </dev/null &&
+			apt-get install -y -qq --no-install-recommends $missing \
+				</dev/null; }; } >>"$B/apt-install.log" 2>&1 ||
 		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
 }
 
@@ -303,6 +333,24 @@ prepare() {
 	build_libseccomp
 }
 
+# pysbx refuses a policy, an include or one of its own programs that
+# another user could change, and so a directory above one that is group-
+# or other-writable (docs/SECURITY.md). Under umask 002 (Ubuntu, Fedora)
+# a fresh clone is group-writable throughout: take group and other write
+# permission off what the programs and the tests use, and say so.
+fix_modes() {
+	local n
+	n=$(find "$ROOT" -maxdepth 0 -perm /022 ! -type l | wc -l)
+	n=$((n + $(find "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
+		"$B/test" -perm /022 ! -type l 2>/dev/null | wc -l)))
+	((n)) || return 0
+	chmod go-w "$ROOT"
+	chmod -R go-w "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
+		"$B/test" 2>/dev/null || true
+	say "took group/other write permission off $n files and directories" \
+		"(umask $(umask)): pysbx refuses policies and programs others can change"
+}
+
 run_make() {
 	local quiet=-s
 	[[ ${V:-0} == 1 ]] && quiet=
@@ -315,10 +363,13 @@ case $cmd in
 build)
 	prepare
 	run_make all || die "make failed"
+	fix_modes
 	;;
 test)
 	prepare
+	ensure_test_packages
 	run_make all || die "make failed"
+	fix_modes
 	exec "$ROOT/test/run.sh"
 	;;
 fuzz)

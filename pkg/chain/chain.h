@@ -24,6 +24,7 @@ enum {
 	CHAIN_OPT_REPORT_FD,
 	CHAIN_OPT_VERSION,
 	CHAIN_OPT_ALLOW_UNTRUSTED,
+	CHAIN_OPT_PARTIAL,
 	CHAIN_OPT_NEXT_FD,
 };
 
@@ -38,7 +39,8 @@ enum {
 	{ "define", required_argument, NULL, 'D' },                         \
 	{ "help", no_argument, NULL, 'h' },                                 \
 	{ "version", no_argument, NULL, CHAIN_OPT_VERSION },                \
-	{ "allow-untrusted", no_argument, NULL, CHAIN_OPT_ALLOW_UNTRUSTED }
+	{ "allow-untrusted", no_argument, NULL, CHAIN_OPT_ALLOW_UNTRUSTED }, \
+	{ "partial", no_argument, NULL, CHAIN_OPT_PARTIAL }
 
 #define CHAIN_EXIT_CODES                                                     \
 	"exit status: the target's own; 128+N if it was killed by signal N;\n" \
@@ -60,6 +62,12 @@ struct chain {
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
+	int partial;		/* --partial: the other steps' directives
+				 * are applied elsewhere */
+	/* pysbx run: the guard's own options as given (--timeout 5s ...),
+	 * passed on to it word by word */
+	const char *guard_words[12];
+	unsigned nguard_words;
 };
 
 void chain_init(struct chain *c, const char *usage);
@@ -81,6 +89,20 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
  * ignores that one. 0 or -1. */
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);
+
+/* A -D value that is an absolute path to something that exists is the
+ * caller's own choice of file: replaced by its real path (symlinks
+ * resolved once, here, before any sandbox exists), so that
+ * `-D WORKSPACE=$PWD` works from a directory reached through a symlink.
+ * Symlinks met while the sandbox is built are still refused. Called by
+ * chain_load_plan before it parses a policy; pysbx policy does the same. */
+void chain_resolve_vars(struct vars *v);
+
+/* With `scratch create` (mode), ${SCRATCH} is the guard's to define: a
+ * -D SCRATCH is refused (100). The guard and pysbx policy check both
+ * call this. 0 or -1. */
+int chain_scratch_var(struct diag *d, const struct vars *v,
+		      enum scratch_mode mode);
 
 /* Check that fd, given with option opt ("--report-fd", "--status-fd"),
  * is open for writing, and make it close-on-exec. 0, or -1 (code 100;
@@ -109,6 +131,17 @@ int chain_step_after(const char *stage, const char *argv0);
 /* Does this option of a pysbx step take the next word as its value
  * ("-p", "--plan-fd", ...)? */
 int chain_takes_value(const char *opt);
+
+/* Run alone (-p, no --plan-fd) with a target, a step refuses a policy
+ * that has directives for a step that neither it nor a pysbx step in
+ * c->next applies (100, naming the first directive of each and pointing
+ * at pysbx run), unless --partial was given. 0 or -1. */
+int chain_check_applied(struct diag *d, const struct chain *c,
+			const struct plan *p);
+
+/* Is the step whose diag stage is want ("exec") among the pysbx steps
+ * next runs in turn after stage (see chain_seccomp_follows)? */
+int chain_step_follows(const char *stage, char **next, const char *want);
 
 /* Will pysbx-seccomp read the plan: is it among the pysbx steps next runs
  * in turn after stage (each the program after the previous one's options
@@ -139,6 +172,13 @@ int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
  * PATH (default /usr/local/bin:/usr/bin:/bin). Returns only on failure:
  * 127 not found, 126 not executable (recorded in d). */
 int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
+
+/* execve of the existing file path failed with ENOENT: find out whether
+ * its ELF (PT_INTERP) or #! interpreter is missing (or a #! line ends in
+ * CR) and record that in d (127) with the policy line to add as a hint.
+ * depth: 0 (it follows an interpreter's own interpreter a few levels).
+ * 0 when explained, -1 when not (d untouched). */
+int chain_explain_enoent(struct diag *d, const char *path, int depth);
 
 /* execve file with argv and envp, searching envp's PATH (default
  * /usr/local/bin:/usr/bin:/bin) when file has no '/'. Allocates nothing

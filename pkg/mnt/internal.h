@@ -47,7 +47,8 @@ enum dst_type { DST_DIR, DST_FILE, DST_EXISTING };
 int mnt_open_src(int hostfd, const char *src);
 /* Open dst (absolute, normalised) below rootfd, creating missing parents
  * (0755) and the last component (as type, with mode) without following
- * any symlink. O_PATH fd (a read-only one for a file made here, which
+ * any symlink; DST_EXISTING creates nothing (ENOENT: a component is
+ * missing), so a mask or protect never makes a directory on the host. O_PATH fd (a read-only one for a file made here, which
  * serves the same: mount target, fstat), or -1 with errno set and the
  * failing prefix of dst in bad (bad is "" on success). */
 int mnt_open_dst(int rootfd, const char *dst, enum dst_type type, int mode,
@@ -65,12 +66,24 @@ struct mnt_build {
 			 * "empty", made by the first file mask) */
 	int rootfd;	/* the new root: the topmost mount at stage/new */
 	bool root_replaced; /* a directive mounted something on "/" */
+	int procfd;	/* the host's procfs, for the mount table */
+	char **pseudo;	/* the host's pseudo-fs mount points (pseudo.c) */
+	size_t npseudo;
 };
 int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op);
-/* A fresh tmpfs as a detached mount fd. size/inodes 0: default, mode -1:
- * 0755. */
+/* The default nr_inodes of a tmpfs of size bytes (0: the kernel's default
+ * size, half of the RAM): one per 8 KiB, at least 64. */
+unsigned long long mnt_tmpfs_inodes(unsigned long long size);
+/* A fresh tmpfs as a detached mount fd. size 0: the kernel's default,
+ * inodes 0: mnt_tmpfs_inodes(size), mode -1: 0755. */
 int mnt_tmpfs(struct diag *d, const char *what, unsigned long long size,
 	      unsigned long long inodes, int mode, unsigned attrs);
+
+/* An empty read-only mount to cover something with: a 4 KiB tmpfs of one
+ * inode for a directory, else a bind of the staging root's empty file.
+ * Detached mount fd, or -1 with d set. */
+int mnt_mask_tree(struct diag *d, struct mnt_build *b, bool dir,
+		  const char *what);
 
 /* Attach the detached tree onto the fd dst; closes tree. */
 int mnt_attach(int tree, int dst);
@@ -81,9 +94,29 @@ int mnt_clone_with(int src, unsigned long long attrs);
 int mnt_op_fail(struct diag *d, const struct fs_op *op, int err,
 		const char *bad, const char *extra);
 
+/* pseudo.c: pseudo-filesystems (proc, sysfs, cgroup, devtmpfs, ...)
+ * copied by recursive binds. */
+bool mnt_is_pseudo_type(const char *type);
+/* Read the host's pseudo-fs mount points (once, after the first pivot). */
+int mnt_pseudo_init(struct diag *d, struct mnt_build *b, int procfd);
+void mnt_pseudo_free(struct mnt_build *b);
+/* Does the host have a pseudo-fs mounted strictly below src? */
+bool mnt_pseudo_below(const struct mnt_build *b, const char *src);
+/* Cover every pseudo-fs mount below the root of the attached bind tree
+ * (not the root itself: the policy named it) with an empty read-only
+ * mount. */
+int mnt_pseudo_mask(struct diag *d, struct mnt_build *b,
+		    const struct fs_op *op, int tree);
+
 /* protect.c: re-bind read-only what matches the op's patterns below its
  * directory (docs/MOUNT.md "protect"). */
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op);
+/* In pid 1 after the run, once every other process is gone: report (and
+ * for git redirections, rename aside) what was made under a protected
+ * name during the run; with a failed target (code != 0), say which paths
+ * the sandbox kept read-only. */
+void mnt_protect_check(struct diag *d, int code);
+
 
 /* root.c: the whole filesystem view; returns an fd of the host procfs
  * (kept for the map and sysctl writes after pivot_root). */

@@ -40,6 +40,11 @@ struct mnt_ctx {
  * memory. */
 char **mnt_take_environ(void);
 
+/* Copy argv's strings to the heap (argv then points at the copies) and
+ * overwrite the originals with the bare name "pysbx-mount", so that
+ * /proc/1/cmdline inside names no host path. 0, or -1 out of memory. */
+int mnt_take_argv(int argc, char **argv);
+
 /* Carry out the plan's namespaces and filesystem view. Returns MNT_EXIT in
  * the monitor once pid 1 has ended (m->exit_code is pid 1's code; pid 1
  * itself exits with the target's code, or reports its setup failure and
@@ -50,5 +55,12 @@ char **mnt_take_environ(void);
  * (all namespaces entered, every capability set empty, securebits
  * locked) or reports its failure and exits. */
 int mnt_sandbox(struct diag *d, struct mnt_ctx *m);
+
+/* Resolve rel (a path below rootfd, a root directory) following its
+ * symlinks one by one inside that root, never out of it: out is the same
+ * place with no symlink. -1 with errno (ENOENT: a component is missing).
+ * Used for masks, and by `pysbx policy show` to say what each resolves
+ * to on the host. */
+int mnt_resolve_in(int rootfd, const char *rel, char *out, size_t outlen);
 
 #endif

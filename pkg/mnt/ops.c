@@ -8,12 +8,24 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "mnt/internal.h"
 #include "mnt/sys.h"
 
 #define DEV_SHM_SIZE (64ULL << 20)
+/* A tmpfs inode (shmem inode, dentry) pins about 1 KiB of kernel memory
+ * that no size= counts: 1 M empty files in a 64 MiB tmpfs pinned 0.9 GB.
+ * Unless the policy says inodes=, a tmpfs gets one inode per 8 KiB of its
+ * size (128 per MiB, at least 64): the inodes then cost at most about an
+ * eighth of the size on top of it. */
+#define TMPFS_BYTES_PER_INODE 8192ULL
+#define TMPFS_MIN_INODES 64ULL
+/* devpts instances share the host-wide kernel.pty.max (minus the
+ * reserve for the initial instance): without max= one sandbox can take
+ * every pty of every other sandbox and container. */
+#define DEVPTS_MAX 64ULL
 #define MASK_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | \
 		    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
 
@@ -119,12 +131,35 @@ static int fs_new(struct diag *d, const char *type, const char *what_,
 	return m;
 }
 
+/* The kernel's default size: half of the RAM. */
+static unsigned long long tmpfs_default_size(void)
+{
+	struct sysinfo si;
+
+	if (sysinfo(&si) < 0)
+		return 0;
+	return (unsigned long long)si.totalram * si.mem_unit / 2;
+}
+
+unsigned long long mnt_tmpfs_inodes(unsigned long long size)
+{
+	unsigned long long n;
+
+	if (!size)
+		size = tmpfs_default_size();
+	n = size / TMPFS_BYTES_PER_INODE;
+	return n < TMPFS_MIN_INODES ? TMPFS_MIN_INODES : n;
+}
+
 int mnt_tmpfs(struct diag *d, const char *what_, unsigned long long size,
 	      unsigned long long inodes, int mode, unsigned attrs)
 {
 	char ssize[32], sinodes[32], smode[16];
 	const char *kv[8];
 	int k = 0;
+
+	if (!inodes)
+		inodes = mnt_tmpfs_inodes(size);
 
 	snprintf(smode, sizeof(smode), "%o", mode >= 0 ? mode : 0755);
 	kv[k++] = "mode";
@@ -134,11 +169,9 @@ int mnt_tmpfs(struct diag *d, const char *what_, unsigned long long size,
 		kv[k++] = "size";
 		kv[k++] = ssize;
 	}
-	if (inodes) {
-		snprintf(sinodes, sizeof(sinodes), "%llu", inodes);
-		kv[k++] = "nr_inodes";
-		kv[k++] = sinodes;
-	}
+	snprintf(sinodes, sizeof(sinodes), "%llu", inodes);
+	kv[k++] = "nr_inodes";
+	kv[k++] = sinodes;
 	kv[k] = NULL;
 	return fs_new(d, "tmpfs", what_, kv, attrs);
 }
@@ -215,13 +248,22 @@ static int do_bind(struct diag *d, struct mnt_build *b,
 	}
 	tree = mnt_clone_with(src, attrs);
 	close(src);
-	if (tree < 0 || mnt_attach(tree, dst) < 0) {
+	if (tree < 0 || sys_move_fd(tree, dst) < 0) {
 		int e = errno;
 
+		if (tree >= 0)
+			close(tree);
 		close(dst);
 		return mnt_op_fail(d, op, e, NULL, "");
 	}
 	close(dst);
+	/* The copy's procfs, sysfs, ... submounts: covered (pseudo.c). */
+	if (mnt_pseudo_below(b, op->src) &&
+	    mnt_pseudo_mask(d, b, op, tree) < 0) {
+		close(tree);
+		return -1;
+	}
+	close(tree);
 	return 0;
 }
 
@@ -369,9 +411,9 @@ static int do_dev(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 		{ "pts/ptmx", "ptmx" },
 	};
 	/* No gid=: a user namespace refuses gid=5 (DESIGN.md). */
-	static const char *const pts[] = { "newinstance", NULL, "ptmxmode",
-					   "0666", "mode", "620", NULL };
-	char shm[32];
+	const char *pts[] = { "newinstance", NULL, "ptmxmode", "0666",
+			      "mode", "620", "max", NULL, NULL };
+	char shm[32], max[24];
 	int m, dev;
 
 	m = mnt_tmpfs(d, op->dst, 64 << 10, 0, 0755,
@@ -388,6 +430,9 @@ static int do_dev(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 			      MOUNT_ATTR_NOEXEC);
 	if (m < 0 || dev_mount(d, dev, "shm", m) < 0)
 		goto fail;
+	snprintf(max, sizeof(max), "%llu",
+		 op->inodes ? (unsigned long long)op->inodes : DEVPTS_MAX);
+	pts[7] = max;
 	m = fs_new(d, "devpts", "/dev/pts", pts,
 		   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	if (m < 0 || dev_mount(d, dev, "pts", m) < 0)
@@ -464,13 +509,71 @@ static int do_symlink(struct diag *d, struct mnt_build *b,
 	return 0;
 }
 
+static int write_all(int fd, const char *s, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, s + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* `file` over a file that is already there (a host file under a bind:
+ * ci.policy's /etc/passwd over the host root): the content is made in the
+ * staging root (ours alone) and mounted read-only on top. Only over a
+ * regular file: a directory or device keeps EEXIST. */
+static int file_over(struct diag *d, struct mnt_build *b,
+		     const struct fs_op *op)
+{
+	static unsigned seq;
+	char bad[PLAN_MAX_PATH + 1], name[32];
+	struct stat st;
+	int dst, src, m = -1, e;
+
+	dst = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
+			   sizeof(bad));
+	if (dst < 0)
+		return mnt_op_fail(d, op, errno, bad, "");
+	e = fstat(dst, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EEXIST : 0;
+	if (e) {
+		close(dst);
+		return mnt_op_fail(d, op, e, NULL, "");
+	}
+	snprintf(name, sizeof(name), "file%u", seq++);
+	src = sys_openat2(b->stagefd, name,
+			  O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+			  (unsigned)(op->mode >= 0 ? op->mode : 0644),
+			  MNT_RESOLVE);
+	if (src >= 0 && !write_all(src, op->src, strlen(op->src)))
+		m = mnt_clone_with(src, MASK_ATTRS);
+	if (m < 0 || mnt_attach(m, dst) < 0) {
+		e = errno;
+		if (src >= 0)
+			close(src);
+		close(dst);
+		return mnt_op_fail(d, op, e, NULL, " over the existing file");
+	}
+	close(src);
+	close(dst);
+	return 0;
+}
+
 static int do_file(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1];
 	const char *base;
-	size_t len = strlen(op->src), off = 0;
 	int dir = mnt_open_parent(b->rootfd, op->dst, &base, bad, sizeof(bad));
-	int fd;
+	int fd, e;
 
 	if (dir < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
@@ -478,20 +581,14 @@ static int do_file(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 			 (unsigned)(op->mode >= 0 ? op->mode : 0644),
 			 MNT_RESOLVE);
 	close_parent(b, dir);
+	if (fd < 0 && errno == EEXIST)
+		return file_over(d, b, op);
 	if (fd < 0)
 		return mnt_op_fail(d, op, errno, NULL, "");
-	while (off < len) {
-		ssize_t w = write(fd, op->src + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : EIO;
-
-			close(fd);
-			return mnt_op_fail(d, op, e, NULL, "");
-		}
-		off += (size_t)w;
+	if (write_all(fd, op->src, strlen(op->src)) < 0) {
+		e = errno;
+		close(fd);
+		return mnt_op_fail(d, op, e, NULL, "");
 	}
 	close(fd);
 	return 0;
@@ -520,36 +617,58 @@ static int do_remount_ro(struct diag *d, struct mnt_build *b,
 	return 0;
 }
 
+/* Nothing of the host to hide there: a missing component, or one the
+ * caller (the sandbox's uid) cannot search. */
+static bool nothing_there(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == EACCES;
+}
+
+/* The same place masked twice (${HOME} and ${PASSWD_HOME} are usually
+ * one directory; a link and its target) is masked once. */
+static bool masked_before(const char *real)
+{
+	static char *done[64];
+	static size_t n;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(done[i], real))
+			return true;
+	if (n < sizeof(done) / sizeof(done[0]))
+		done[n++] = strdup(real);
+	return false;
+}
+
 static int do_mask(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1];
+	char bad[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 2];
 	struct stat st;
-	int fd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
-			      sizeof(bad)), m;
+	int fd, m;
 
-	/* Nothing there: nothing of the host to hide. */
-	if (fd < 0 && errno == ENOENT)
+	/* A dotfile may be a symlink (~/.ssh -> dotfiles/ssh, as stow and
+	 * home-manager make them): what the sandbox would read through it
+	 * is the target, so the target is masked, resolved inside the new
+	 * root (never out of it). Nothing is created on the way. */
+	real[0] = '/';
+	if (mnt_resolve_in(b->rootfd, op->dst + 1, real + 1,
+			   sizeof(real) - 1) < 0) {
+		if (nothing_there(errno))
+			return 0;
+		return mnt_op_fail(d, op, errno, NULL, " (resolving it)");
+	}
+	if (masked_before(real))
+		return 0;
+	fd = mnt_open_dst(b->rootfd, real, DST_EXISTING, 0, bad, sizeof(bad));
+	if (fd < 0 && nothing_there(errno))
 		return 0;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
-	if (S_ISDIR(st.st_mode)) {
-		m = mnt_tmpfs(d, op->dst, 4096, 1, 0755, MASK_ATTRS);
-		if (m < 0) {
-			close(fd);
-			return -1;
-		}
-	} else {
-		/* Made on first use in the staging root (ours alone),
-		 * read-only for everyone. */
-		int empty = sys_openat2(b->stagefd, "empty",
-					O_CREAT | O_RDONLY | O_CLOEXEC, 0444,
-					MNT_RESOLVE);
-
-		m = empty < 0 ? -1 : mnt_clone_with(empty, MASK_ATTRS);
-		if (empty >= 0)
-			close(empty);
+	m = mnt_mask_tree(d, b, S_ISDIR(st.st_mode), op->dst);
+	if (m < 0) {
+		close(fd);
+		return -1;
 	}
-	if (m < 0 || mnt_attach(m, fd) < 0) {
+	if (mnt_attach(m, fd) < 0) {
 		int e = errno;
 
 		close(fd);
@@ -557,6 +676,26 @@ static int do_mask(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	}
 	close(fd);
 	return 0;
+}
+
+int mnt_mask_tree(struct diag *d, struct mnt_build *b, bool dir,
+		  const char *what_)
+{
+	int empty, m;
+
+	if (dir)
+		return mnt_tmpfs(d, what_, 4096, 1, 0755, MASK_ATTRS);
+	/* Made on first use in the staging root (ours alone), read-only
+	 * for everyone. */
+	empty = sys_openat2(b->stagefd, "empty",
+			    O_CREAT | O_RDONLY | O_CLOEXEC, 0444, MNT_RESOLVE);
+	m = empty < 0 ? -1 : mnt_clone_with(empty, MASK_ATTRS);
+	if (m < 0)
+		diag_fail(d, EXIT_SYSCALL, errno,
+			  "unable to make an empty file to mask %s", what_);
+	if (empty >= 0)
+		close(empty);
+	return m;
 }
 
 int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op)

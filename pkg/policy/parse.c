@@ -1,6 +1,7 @@
 /* The policy parser's driver: files, includes, lines, the plan text read
  * back by later steps, and the public entry points of policy.h. */
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "diag/diag.h"
 
 #include "policy/internal.h"
 #include "util/num.h"
@@ -114,12 +117,12 @@ int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen)
 				 v->name[i]);
 			return -1;
 		}
-	/* Room for the built-ins UID, GID, HOME and SCRATCH (builtins()):
-	 * past it a -D would be silently dropped, or ${SCRATCH} left as the
-	 * placeholder. */
-	if (v->n >= PLAN_MAX_VARS - 4) {
+	/* Room for the built-ins UID, GID, HOME, PASSWD_HOME, LOCALTIME and
+	 * SCRATCH (builtins()): past it a -D would be silently dropped, or
+	 * ${SCRATCH} left as the placeholder. */
+	if (v->n >= PLAN_MAX_DEFINES) {
 		snprintf(err, errlen, "too many -D variables (max %d)",
-			 PLAN_MAX_VARS - 4);
+			 PLAN_MAX_DEFINES);
 		return -1;
 	}
 	name = strndup(arg, (size_t)(eq - arg));
@@ -402,10 +405,42 @@ static void plan_reserve(struct ctx *c, const char *buf, size_t len)
 		c->p->cap_sc = n;
 }
 
+/* The host's time zone name, from the link /etc/localtime ->
+ * .../zoneinfo/NAME (Debian, Fedora, Arch: `Europe/Paris`), for policies
+ * that recreate the link inside ("symlink /usr/share/zoneinfo/${LOCALTIME}
+ * /etc/localtime": a bind would refuse the link). "UTC" when it is not
+ * such a link or the name is not a plain relative path. */
+static const char *localtime_zone(void)
+{
+	static char buf[256];
+	const char *z;
+	ssize_t n = readlink("/etc/localtime", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return "UTC";
+	buf[n] = '\0';
+	if (!(z = strstr(buf, "zoneinfo/")))
+		return "UTC";
+	z += strlen("zoneinfo/");
+	if (!*z || strstr(z, "..") || z[strspn(z, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "abcdefghijklmnopqrstuvwxyz"
+					  "0123456789/_+-.")])
+		return "UTC";
+	return z;
+}
+
+static const char *builtin_home;
+
+void policy_builtin_home(const char *home)
+{
+	builtin_home = home;
+}
+
 static void builtins(struct vars *all, const struct vars *v)
 {
-	static char uid[24], gid[24];
-	const char *home = getenv("HOME");
+	static char uid[24], gid[24], pwhome[PLAN_MAX_PATH + 1];
+	const char *home = builtin_home ? builtin_home : getenv("HOME");
+	struct passwd *pw;
 
 	snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
 	snprintf(gid, sizeof(gid), "%u", (unsigned)getgid());
@@ -414,15 +449,62 @@ static void builtins(struct vars *all, const struct vars *v)
 	vars_set(all, "GID", gid);
 	if (home && home[0] == '/')
 		vars_set(all, "HOME", home);
+	vars_set(all, "LOCALTIME", localtime_zone());
+	/* The home the password database names: HOME may be unset, /tmp
+	 * (services, agent frameworks) or another directory altogether,
+	 * and credential masks must cover the real one as well. */
+	if ((pw = getpwuid(getuid())) && pw->pw_dir && pw->pw_dir[0] == '/' &&
+	    strlen(pw->pw_dir) < sizeof(pwhome)) {
+		strcpy(pwhome, pw->pw_dir);
+		vars_set(all, "PASSWD_HOME", pwhome);
+	}
 	/* -D wins over built-ins: it is the caller's explicit word. The
-	 * total fits: -D is capped at PLAN_MAX_VARS - 4 by vars_add_arg. */
+	 * total fits: -D is capped at PLAN_MAX_DEFINES by vars_add_arg. */
 	for (size_t i = 0; v && i < v->n; i++)
 		vars_set(all, v->name[i], v->value[i]);
 }
 
+/* A -D the policy never refers to is a mistake (-D TIMOUT=1s would
+ * otherwise run without the timeout): an error, with the nearest name
+ * the policy does use. SCRATCH is the guard's own. */
+static void unused_vars(struct ctx *c, const char *name,
+			const struct vars *caller)
+{
+	struct pos at = { name, 0, 0 };
+
+	if (c->refs_lost || !caller)
+		return;
+	for (size_t i = 0; i < caller->n; i++) {
+		const char *best = NULL;
+		size_t k, bestd = 3;
+
+		if (!strcmp(caller->name[i], "SCRATCH"))
+			continue;
+		for (k = 0; k < c->nrefs; k++) {
+			size_t d = policy_distance(caller->name[i], c->refs[k]);
+
+			if (!d)
+				break;
+			if (d < bestd) {
+				bestd = d;
+				best = c->refs[k];
+			}
+		}
+		if (k < c->nrefs)
+			continue;
+		if (best && bestd < strlen(caller->name[i]))
+			perr_at(c, &at, 0, "-D %s is not used by the policy "
+				"(did you mean -D %s?)", caller->name[i],
+				best);
+		else
+			perr_at(c, &at, 0, "-D %s is not used by the policy",
+				caller->name[i]);
+	}
+}
+
 static int parse_pass(struct plan *p, const char *name, const char *buf,
 		      size_t len, const struct vars *v, unsigned flags,
-		      struct perr *e)
+		      struct perr *e, const struct vars *caller)
 {
 	struct ctx c;
 	int r;
@@ -463,6 +545,8 @@ static int parse_pass(struct plan *p, const char *name, const char *buf,
 		}
 		if (!e->total)
 			plan_validate(&c);
+		if (!e->total)
+			unused_vars(&c, p->top.file, caller);
 	}
 	return e->total ? -1 : 0;
 }
@@ -477,7 +561,7 @@ static int parse_common(struct plan *p, const char *name, const char *buf,
 	/* Only the counters: the 10 KiB of messages are written on use. */
 	e->n = e->total = e->warnings = 0;
 	builtins(&all, v);
-	r = parse_pass(p, name, buf, len, &all, flags, e);
+	r = parse_pass(p, name, buf, len, &all, flags, e, v);
 	if (r == 1) {
 		/* scratch adopt DIR: ${SCRATCH} is DIR; copy it out of the
 		 * arena before the plan is reset for the second pass. */
@@ -496,7 +580,7 @@ static int parse_common(struct plan *p, const char *name, const char *buf,
 				 "${SCRATCH}", name);
 			return -1;
 		}
-		r = parse_pass(p, name, buf, len, &all, flags, e);
+		r = parse_pass(p, name, buf, len, &all, flags, e, v);
 		free(dir);
 		/* strings were copied into the arena by the lexer */
 	}
@@ -573,12 +657,21 @@ int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
 
 void perr_print(const struct perr *e, const char *prog, const char *file)
 {
-	for (size_t i = 0; i < e->n; i++)
-		fprintf(stderr, "%s\n", e->msg[i]);
+	for (size_t i = 0; i < e->n; i++) {
+		char esc[sizeof(e->msg[0]) * 4];
+
+		/* A -D value or a file name may hold control bytes. */
+		diag_term_escape(esc, sizeof(esc), e->msg[i]);
+		fprintf(stderr, "%s\n", esc);
+	}
 	if (e->total + e->warnings > e->n)
 		fprintf(stderr, "%s: ... and %zu more diagnostics\n", prog,
 			e->total + e->warnings - e->n);
-	if (e->total)
+	if (e->total) {
+		char esc[PLAN_MAX_PATH * 4 + 1];
+
+		diag_term_escape(esc, sizeof(esc), file);
 		fprintf(stderr, "%s: %zu error%s in %s; nothing was started\n",
-			prog, e->total, e->total == 1 ? "" : "s", file);
+			prog, e->total, e->total == 1 ? "" : "s", esc);
+	}
 }

@@ -22,7 +22,8 @@
 #define PLAN_MAX_ENV 128	/* env and env-pass entries */
 #define PLAN_MAX_SC 1024	/* seccomp rules after preset expansion */
 #define PLAN_MAX_FDS 32		/* keep-fd entries */
-#define PLAN_MAX_VARS 64	/* -D variables plus built-ins */
+#define PLAN_MAX_DEFINES 60	/* -D variables */
+#define PLAN_MAX_VARS 66	/* -D variables plus the 6 built-ins */
 #define PLAN_MAX_ERRORS 20	/* diagnostics reported per parse */
 #define PLAN_MAX_LINE 4096	/* bytes per policy line */
 #define PLAN_MAX_PATH 4095	/* bytes per path, as PATH_MAX - 1 */
@@ -54,7 +55,7 @@ enum fs_kind {
 	FS_DEV_BIND,	/* dev-bind SRC DST: device nodes usable */
 	FS_TMPFS,	/* tmpfs DST [size=] [mode=] [inodes=] */
 	FS_PROC,	/* proc DST: procfs of the new pid namespace */
-	FS_DEV,		/* dev DST [shm-size=]: minimal /dev */
+	FS_DEV,		/* dev DST [shm-size=] [ptys=]: minimal /dev */
 	FS_DIR,		/* dir DST [mode=] */
 	FS_SYMLINK,	/* symlink TARGET DST (TARGET may be relative) */
 	FS_FILE,	/* file DST CONTENT [mode=] */
@@ -71,7 +72,8 @@ struct fs_op {
 				 * protect: the patterns, one per line */
 	const char *dst;	/* absolute, normalised, inside the sandbox */
 	uint64_t size;		/* tmpfs size / dev shm size, 0: default */
-	uint64_t inodes;	/* tmpfs nr_inodes, 0: default; protect: depth */
+	uint64_t inodes;	/* tmpfs nr_inodes, dev: devpts max (ptys=),
+				 * 0: default; protect: depth */
 	int mode;		/* permission bits, -1: default */
 	struct pos pos;
 };
@@ -219,6 +221,11 @@ void plan_free(struct plan *p);
 int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen);
 /* Add or replace a variable (used for built-ins such as SCRATCH). */
 int vars_set(struct vars *v, const char *name, const char *value);
+
+/* Where the built-in ${HOME} comes from when the environment is no longer
+ * the caller's (pysbx-mount moves it off the stack first): the caller's
+ * HOME value, or NULL for getenv("HOME"). */
+void policy_builtin_home(const char *home);
 
 /* Parse the policy at path (with its includes) into p, which plan_init
  * prepared. Every error is recorded in e, positioned; returns 0 when e has
