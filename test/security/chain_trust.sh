@@ -64,7 +64,7 @@ spoiled pysbx-seccomp 0777 pysbx-mount others
 spoiled pysbx-seccomp 0775 pysbx-mount "its group"
 spoiled pysbx-seccomp 0757 pysbx-mount others
 spoiled pysbx-exec 0757 pysbx-mount others
-spoiled pysbx-mount 0757 pysbx-clean others
+spoiled pysbx-mount 0757 pysbx others   # the guard, in pysbx run
 
 # Standalone, the step before pysbx-seccomp is pysbx-exec.
 chmod 0757 "$KIT/pysbx-seccomp"
