@@ -13,6 +13,7 @@
 #define PYSBX_DIAG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum {
 	EXIT_USAGE = 100,	/* bad usage or invalid policy: nothing started */
@@ -63,6 +64,11 @@ void diag_warn(const struct diag *d, const char *fmt, ...)
  * advisory, the exit code is authoritative). */
 int diag_report(int fd, const char *stage, const char *error, int err,
 		int code);
+
+/* Copy src to dst with every byte a terminal could obey escaped as \xHH:
+ * C0 controls, DEL, C1 controls and bytes that are not valid UTF-8.
+ * diag_fail, diag_hint and diag_warn apply it to every message. */
+void diag_term_escape(char *dst, size_t dstlen, const char *src);
 
 /* JSON-escape src into dst (always NUL-terminated, truncated to fit). */
 void diag_json_escape(char *dst, unsigned long dstlen, const char *src);

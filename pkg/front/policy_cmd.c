@@ -1,9 +1,14 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "front/front.h"
+#include "mnt/mnt.h"
 #include "policy/policy.h"
 #include "seccomp/lint.h"
 
@@ -17,6 +22,53 @@ static size_t lint_print(const struct plan *p)
 		fprintf(stderr, "%s:%u:%u: warning: %s\n", w[i].pos.file,
 			w[i].pos.line, w[i].pos.col, w[i].msg);
 	return n;
+}
+
+/* What each mask hides on this host now (the sandbox's view of the
+ * same path, for the shipped policies, which bind the host's own paths
+ * at the same place): docs/POLICY.md "mask". */
+static void show_masks(const struct plan *p)
+{
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bool head = false;
+
+	for (size_t i = 0; root >= 0 && i < p->nfs; i++) {
+		const struct fs_op *f = &p->fs[i];
+		char real[PLAN_MAX_PATH + 1], esc[PLAN_MAX_PATH * 4 + 1];
+		struct stat st;
+		const char *what;
+
+		if (f->kind != FS_MASK)
+			continue;
+		if (!head)
+			printf("# masks, as resolved on this host now:\n");
+		head = true;
+		diag_term_escape(esc, sizeof(esc), f->dst);
+		if (mnt_resolve_in(root, f->dst + 1, real, sizeof(real)) < 0) {
+			printf("#   mask %s: %s: skipped\n", esc,
+			       errno == ENOENT || errno == ENOTDIR ? "missing"
+			       : errno == EACCES ? "not reachable"
+					       : strerror(errno));
+			continue;
+		}
+		what = fstatat(root, *real ? real : ".", &st,
+			       AT_SYMLINK_NOFOLLOW) < 0 ? "?"
+		       : S_ISDIR(st.st_mode) ? "a directory: an empty "
+					       "read-only tmpfs over it"
+					     : "a file: an empty read-only "
+					       "file over it";
+		if (strcmp(real, f->dst + 1)) {
+			char t[PLAN_MAX_PATH * 4 + 1], abs[PLAN_MAX_PATH + 2];
+
+			snprintf(abs, sizeof(abs), "/%s", real);
+			diag_term_escape(t, sizeof(t), abs);
+			printf("#   mask %s: a symlink to %s, %s\n", esc, t, what);
+		} else {
+			printf("#   mask %s: %s\n", esc, what);
+		}
+	}
+	if (root >= 0)
+		close(root);
 }
 
 /* pysbx policy check|show FILE [-D NAME=VALUE]... (options may come
@@ -85,6 +137,7 @@ int front_policy(struct diag *d, int argc, char **argv)
 		if (text)
 			fputs(text, stdout);
 		free(text);
+		show_masks(&p);
 	} else if ((nwarn = lint_print(&p)) && strict) {
 		fprintf(stderr, "pysbx: %zu warning%s in %s (--strict: treated "
 			"as errors)\n", nwarn, nwarn == 1 ? "" : "s", file);

@@ -146,6 +146,7 @@ struct report {
 	char fail_error[2048];
 	int fail_errno;
 	int fail_code;
+	int status_fd;		/* where protect records are passed on, -1 */
 };
 
 /* An empty report. Field by field: the buffers are written only as

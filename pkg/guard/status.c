@@ -88,6 +88,23 @@ static int json_long(const char *line, const char *key, long min, long max,
 	return 0;
 }
 
+static int write_line(int fd, const char *line, int n);
+
+/* pysbx-mount's {"stage":"mount","event":"protect","what":W,"path":P}
+ * (docs/SECURITY.md "Protected paths"): passed on as a status record. */
+static void protect_line(const struct report *r, const char *line)
+{
+	char what[16], path[3072], out[3200];
+
+	if (r->status_fd < 0 || json_str(line, "what", what, sizeof(what)) ||
+	    json_str(line, "path", path, sizeof(path)))
+		return;
+	write_line(r->status_fd, out,
+		   snprintf(out, sizeof(out),
+			    "{\"event\":\"protect\",\"what\":\"%s\","
+			    "\"path\":\"%s\"}\n", what, path));
+}
+
 /* Returns 1 for a new "started" record. */
 static int report_line(struct report *r, const char *line)
 {
@@ -96,6 +113,11 @@ static int report_line(struct report *r, const char *line)
 
 	if (line[0] != '{' || json_str(line, "stage", stage, sizeof(stage)))
 		return 0;
+	if (!json_str(line, "event", event, sizeof(event)) &&
+	    !strcmp(event, "protect")) {
+		protect_line(r, line);
+		return 0;
+	}
 	if (!json_str(line, "event", event, sizeof(event))) {
 		if (strcmp(event, "started") || r->started ||
 		    json_long(line, "pid", 1, INT_MAX, &v))
@@ -134,6 +156,7 @@ void report_init(struct report *r)
 	r->started_pid = 0;
 	r->target_status = r->fail_errno = r->fail_code = 0;
 	r->fail_stage[0] = r->fail_error[0] = '\0';
+	r->status_fd = -1;
 }
 
 int report_feed(struct report *r, const char *p, size_t n)

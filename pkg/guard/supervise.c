@@ -53,6 +53,7 @@ static void sup_init(struct sup *s, const struct guard_opts *o)
 	s->timed_out = s->lazy = s->reaped = s->childless = false;
 	s->start = s->kill_at = 0;
 	report_init(&s->rep);
+	s->rep.status_fd = o->status_fd;
 	s->status = 0;
 }
 

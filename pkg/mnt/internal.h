@@ -47,7 +47,8 @@ enum dst_type { DST_DIR, DST_FILE, DST_EXISTING };
 int mnt_open_src(int hostfd, const char *src);
 /* Open dst (absolute, normalised) below rootfd, creating missing parents
  * (0755) and the last component (as type, with mode) without following
- * any symlink. O_PATH fd (a read-only one for a file made here, which
+ * any symlink; DST_EXISTING creates nothing (ENOENT: a component is
+ * missing), so a mask or protect never makes a directory on the host. O_PATH fd (a read-only one for a file made here, which
  * serves the same: mount target, fstat), or -1 with errno set and the
  * failing prefix of dst in bad (bad is "" on success). */
 int mnt_open_dst(int rootfd, const char *dst, enum dst_type type, int mode,
@@ -87,6 +88,12 @@ int mnt_op_fail(struct diag *d, const struct fs_op *op, int err,
 /* protect.c: re-bind read-only what matches the op's patterns below its
  * directory (docs/MOUNT.md "protect"). */
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op);
+/* In pid 1 after the run, once every other process is gone: report (and
+ * for git redirections, rename aside) what was made under a protected
+ * name during the run; with a failed target (code != 0), say which paths
+ * the sandbox kept read-only. */
+void mnt_protect_check(struct diag *d, int code);
+
 
 /* root.c: the whole filesystem view; returns an fd of the host procfs
  * (kept for the map and sysctl writes after pivot_root). */

@@ -56,4 +56,11 @@ char **mnt_take_environ(void);
  * locked) or reports its failure and exits. */
 int mnt_sandbox(struct diag *d, struct mnt_ctx *m);
 
+/* Resolve rel (a path below rootfd, a root directory) following its
+ * symlinks one by one inside that root, never out of it: out is the same
+ * place with no symlink. -1 with errno (ENOENT: a component is missing).
+ * Used for masks, and by `pysbx policy show` to say what each resolves
+ * to on the host. */
+int mnt_resolve_in(int rootfd, const char *rel, char *out, size_t outlen);
+
 #endif

@@ -520,15 +520,49 @@ static int do_remount_ro(struct diag *d, struct mnt_build *b,
 	return 0;
 }
 
+/* Nothing of the host to hide there: a missing component, or one the
+ * caller (the sandbox's uid) cannot search. */
+static bool nothing_there(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == EACCES;
+}
+
+/* The same place masked twice (${HOME} and ${PASSWD_HOME} are usually
+ * one directory; a link and its target) is masked once. */
+static bool masked_before(const char *real)
+{
+	static char *done[64];
+	static size_t n;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(done[i], real))
+			return true;
+	if (n < sizeof(done) / sizeof(done[0]))
+		done[n++] = strdup(real);
+	return false;
+}
+
 static int do_mask(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
-	char bad[PLAN_MAX_PATH + 1];
+	char bad[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 2];
 	struct stat st;
-	int fd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
-			      sizeof(bad)), m;
+	int fd, m;
 
-	/* Nothing there: nothing of the host to hide. */
-	if (fd < 0 && errno == ENOENT)
+	/* A dotfile may be a symlink (~/.ssh -> dotfiles/ssh, as stow and
+	 * home-manager make them): what the sandbox would read through it
+	 * is the target, so the target is masked, resolved inside the new
+	 * root (never out of it). Nothing is created on the way. */
+	real[0] = '/';
+	if (mnt_resolve_in(b->rootfd, op->dst + 1, real + 1,
+			   sizeof(real) - 1) < 0) {
+		if (nothing_there(errno))
+			return 0;
+		return mnt_op_fail(d, op, errno, NULL, " (resolving it)");
+	}
+	if (masked_before(real))
+		return 0;
+	fd = mnt_open_dst(b->rootfd, real, DST_EXISTING, 0, bad, sizeof(bad));
+	if (fd < 0 && nothing_there(errno))
 		return 0;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return mnt_op_fail(d, op, errno, bad, "");

@@ -97,7 +97,7 @@ static int open_component(int dir, const char *name, bool last,
 	*known = true;	/* O_DIRECTORY, or DST_EXISTING: any type */
 	if (!last || type == DST_DIR)
 		return open_dir(dir, name, last ? mode : 0755,
-				!last || type != DST_EXISTING, fresh);
+				type != DST_EXISTING, fresh);
 	if (type == DST_FILE) {
 		*known = false;
 		return open_file(dir, name, mode, known);

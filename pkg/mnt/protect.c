@@ -1,54 +1,203 @@
-/* protect DIR [depth=N] PATTERN...: every path below DIR (up to N levels)
- * that matches makes a read-only bind of itself, so that a writable
- * workspace keeps its hooks, rc files and keys read-only.
+/* protect DIR [depth=N] PATTERN...: keep the paths below DIR that change
+ * how later commands behave (git hooks and config, rc files, keys) as
+ * they are, for the host as well as inside (docs/POLICY.md "protect",
+ * docs/SECURITY.md "Protected paths").
  *
- * Matching (docs/MOUNT.md): a pattern without '/' matches a path's last
- * component, one with '/' matches its last components (".git/hooks"
- * matches "a/.git/hooks"); fnmatch(3) globbing; "!PATTERN" exempts; the
- * last pattern that matches decides. A protected directory is not
- * descended into (its bind covers everything below). Only what exists
- * now can be protected.
+ * The design pins the tree: every matching path is bound read-only onto
+ * itself, and every directory between DIR and it becomes a mount point
+ * (a writable bind of itself), so that renaming or removing a parent
+ * fails with EBUSY instead of carrying the read-only binds away. The
+ * scan collects first, then mounts top-down through fresh openat2 walks
+ * (no symlink, never out of DIR), so that no mount lands on a directory
+ * that a later mount hides.
  *
- * A matching name that is a symlink is resolved beneath DIR (never out of
- * it, never through /proc magic links) and its target is protected: else
- * one run could turn .git/hooks into a link to a writable directory and
- * every later run would write hooks through it. A matching link that
- * leaves DIR or dangles stops the run (fail closed). */
+ * A match named .git is a repository: its real git dir (through a
+ * symlink, a "gitdir:" file, commondir, modules/ and worktrees/) is
+ * pinned with config, config.worktree, commondir, hooks (and the
+ * targets of symlinked hooks), info, the files config includes and the
+ * directory core.hooksPath names read-only; objects, refs, logs, index,
+ * HEAD and the lock files git makes for them stay writable.
+ *
+ * After the run, pid 1 scans again (mnt_protect_check): a match that did
+ * not exist at start (a new .env, *.pem, .git, a dangling link that now
+ * resolves, a hooksPath directory) is reported on stderr and as a status
+ * record; a new commondir or config.worktree in a protected git dir,
+ * which would redirect the host's git, is also renamed aside. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mnt/internal.h"
 #include "mnt/sys.h"
 
-#define PROTECT_MAX 4096	/* binds per directive: fail closed above */
+#define PROTECT_MAX 4096	/* mounts per directive: fail closed above */
+#define SEEN_MAX 16384		/* paths remembered per directive */
+#define LINK_HOPS 40		/* as the kernel's MAXSYMLINKS */
+#define GIT_NEST 8		/* gitdir/commondir/modules levels followed */
+#define CONFIG_MAX (256 << 10)
+
+enum ent_kind { E_PIN, E_RO };
+enum seen_kind {
+	S_MATCH,	/* a matching path as found at start */
+	S_RO,		/* bound read-only */
+	S_GITDIR,	/* a git dir protected as a repository */
+	S_LINK,		/* a match that is a symlink leading out or nowhere */
+	S_WATCH,	/* missing at start, must not appear (hooksPath) */
+	S_MODULE,	/* a directory below modules/ at start */
+};
+
+struct ent {
+	char *rel;
+	enum ent_kind kind;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct seen {
+	char *rel;
+	enum seen_kind kind;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* One protect directive: what the scan found, kept in pid 1 for the
+ * check after the run. */
+struct prot {
+	const struct fs_op *op;
+	char **pat;
+	bool *neg, *slash;
+	unsigned char *how;	/* enum pat_how */
+	const char **tail;	/* a pattern's last component */
+	unsigned char *tailhow;
+	size_t npat;
+	struct ent *e;
+	size_t ne, cape;
+	struct seen *s;
+	size_t ns, caps;
+	size_t nro;
+};
+
+static struct prot *prots;
+static size_t nprots;
 
 struct walk {
 	struct diag *d;
-	const struct fs_op *op;
-	int rootfd;		/* DIR itself: symlinks resolve beneath it */
-	const char *pats;	/* one per line */
-	unsigned depth, count;
+	struct prot *p;
+	int rootfd;	/* DIR */
+	int report_fd;
+	bool post;	/* the check after the run */
 };
 
-static bool match_one(const char *pat, size_t n, const char *rel)
+static char *xstrdup(struct walk *w, const char *s)
 {
-	char p[PLAN_MAX_PATH + 1];
-	const char *s = rel;
+	char *c = strdup(s);
 
-	snprintf(p, sizeof(p), "%.*s", (int)n, pat);
-	if (!memchr(pat, '/', n)) {
-		const char *base = strrchr(rel, '/');
+	if (!c)
+		diag_fail(w->d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
+			  w->p->op->dst);
+	return c;
+}
 
-		return !fnmatch(p, base ? base + 1 : rel, 0);
+static const char *base_of(const char *rel)
+{
+	const char *b = strrchr(rel, '/');
+
+	return b ? b + 1 : rel;
+}
+
+/* --- patterns ----------------------------------------------------------- */
+
+/* Most patterns are names or "*.ext": compared without fnmatch, which
+ * makes matching a 25k-entry tree cheap (docs/POLICY.md "protect"). */
+enum pat_how { P_FNMATCH, P_LITERAL, P_SUFFIX, P_PREFIX };
+
+static enum pat_how how_of(const char *pat)
+{
+	size_t n = strlen(pat);
+
+	if (!strpbrk(pat, "*?[\\"))
+		return P_LITERAL;
+	if (pat[0] == '*' && !strpbrk(pat + 1, "*?[\\/"))
+		return P_SUFFIX;
+	if (n && pat[n - 1] == '*' && strcspn(pat, "*?[\\/") == n - 1)
+		return P_PREFIX;
+	return P_FNMATCH;
+}
+
+/* Does the name base match pattern pat of kind how (no '/' in pat)? */
+static bool name_match(const char *pat, enum pat_how how, const char *base)
+{
+	size_t bl, pl;
+
+	switch (how) {
+	case P_LITERAL:
+		return !strcmp(pat, base);
+	case P_SUFFIX:
+		/* fnmatch without FNM_PERIOD: '*' matches a leading '.' */
+		bl = strlen(base);
+		pl = strlen(pat) - 1;
+		return bl >= pl && !strcmp(base + bl - pl, pat + 1);
+	case P_PREFIX:
+		return !strncmp(pat, base, strlen(pat) - 1);
+	default:
+		return !fnmatch(pat, base, 0);
 	}
-	for (;;) {
-		if (!fnmatch(p, s, FNM_PATHNAME))
+}
+
+static int split_patterns(struct prot *p)
+{
+	size_t n = 1;
+
+	for (const char *s = p->op->src; *s; s++)
+		n += *s == '\n';
+	p->pat = calloc(n, sizeof(*p->pat));
+	p->neg = calloc(n, sizeof(*p->neg));
+	p->slash = calloc(n, sizeof(*p->slash));
+	p->how = calloc(n, sizeof(*p->how));
+	p->tail = calloc(n, sizeof(*p->tail));
+	p->tailhow = calloc(n, sizeof(*p->tailhow));
+	if (!p->pat || !p->neg || !p->slash || !p->how || !p->tail ||
+	    !p->tailhow)
+		return -1;
+	for (const char *s = p->op->src; *s;) {
+		const char *e = strchrnul(s, '\n');
+		bool neg = *s == '!';
+
+		p->pat[p->npat] = strndup(s + neg, (size_t)(e - s - neg));
+		if (!p->pat[p->npat])
+			return -1;
+		p->neg[p->npat] = neg;
+		p->how[p->npat] = (unsigned char)how_of(p->pat[p->npat]);
+		p->tail[p->npat] = base_of(p->pat[p->npat]);
+		/* a bracket expression may hold a '/': then fnmatch */
+		p->tailhow[p->npat] = (unsigned char)(strchr(p->pat[p->npat],
+							     '[') ?
+			P_FNMATCH : how_of(p->tail[p->npat]));
+		p->slash[p->npat++] = memchr(s, '/', (size_t)(e - s));
+		s = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+static bool match_one(const struct prot *p, size_t i, const char *rel,
+		      const char *base)
+{
+	if (!p->slash[i])
+		return name_match(p->pat[i], p->how[i], base);
+	/* The pattern's last component must match the name first: most
+	 * names fail there without an fnmatch of the whole path. */
+	if (!name_match(p->tail[i], p->tailhow[i], base))
+		return false;
+	for (const char *s = rel;;) {
+		if (!fnmatch(p->pat[i], s, FNM_PATHNAME))
 			return true;
 		s = strchr(s, '/');
 		if (!s++)
@@ -56,124 +205,978 @@ static bool match_one(const char *pat, size_t n, const char *rel)
 	}
 }
 
-static bool matches(const char *pats, const char *rel)
+/* The last pattern that matches decides. */
+static bool matches(const struct prot *p, const char *rel)
 {
+	const char *base = base_of(rel);
 	bool hit = false;
 
-	for (const char *p = pats; *p;) {
-		const char *e = strchrnul(p, '\n');
-		bool neg = *p == '!';
-
-		if (match_one(p + neg, (size_t)(e - p - neg), rel))
-			hit = !neg;
-		p = *e ? e + 1 : e;
-	}
+	/* A pattern can only change the answer when it says the
+	 * opposite of it: the others need no fnmatch. */
+	for (size_t i = 0; i < p->npat; i++)
+		if (hit == p->neg[i] && match_one(p, i, rel, base))
+			hit = !p->neg[i];
 	return hit;
 }
 
-static int protect_fd(struct walk *w, int fd, const char *rel)
+/* --- reports ------------------------------------------------------------ */
+
+/* One status record (through the guard: {"event":"protect",...}) and one
+ * escaped stderr line. */
+static void report(struct walk *w, const char *what, const char *rel,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void report(struct walk *w, const char *what, const char *rel,
+		   const char *fmt, ...)
 {
-	int tree;
+	char path[PLAN_MAX_PATH * 2 + 2], esc[PLAN_MAX_PATH * 6 + 16],
+		msg[1024], line[PLAN_MAX_PATH * 6 + 128];
+	va_list ap;
+	int n;
 
-	if (++w->count > PROTECT_MAX)
-		return diag_fail(w->d, EXIT_SYSCALL, 0,
-				 "unable to protect %s: more than %d paths "
-				 "match (at %s:%u)", w->op->dst, PROTECT_MAX,
-				 w->op->pos.file, w->op->pos.line);
-	tree = mnt_clone_with(fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-					  MOUNT_ATTR_NODEV);
-	if (tree < 0 || mnt_attach(tree, fd) < 0) {
-		char extra[PLAN_MAX_PATH + 16];
+	snprintf(path, sizeof(path), "%s/%s", w->p->op->dst, rel);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_warn(w->d, "%s %s (protect at %s:%u)", path, msg,
+		  w->p->op->pos.file, w->p->op->pos.line);
+	if (w->report_fd < 0)
+		return;
+	diag_json_escape(esc, sizeof(esc), path);
+	n = snprintf(line, sizeof(line),
+		     "{\"stage\":\"mount\",\"event\":\"protect\",\"what\":"
+		     "\"%s\",\"path\":\"%s\"}\n", what, esc);
+	if (n > 0 && (size_t)n < sizeof(line) &&
+	    write(w->report_fd, line, (size_t)n) != n) {
+		/* advisory: the stderr line stands */
+	}
+}
 
-		snprintf(extra, sizeof(extra), " (path %s)", rel);
-		return mnt_op_fail(w->d, w->op, errno, NULL, extra);
+/* --- what the scan remembers --------------------------------------------- */
+
+static int remember(struct walk *w, const char *rel, enum seen_kind k,
+		    const struct stat *st)
+{
+	struct prot *p = w->p;
+
+	if (w->post)
+		return 0;
+	if (p->ns == p->caps) {
+		size_t c = p->caps ? p->caps * 2 : 64;
+		struct seen *s;
+
+		if (c > SEEN_MAX || !(s = realloc(p->s, c * sizeof(*s))))
+			return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
+					 "unable to protect %s: more than %d "
+					 "paths to remember (at %s:%u)",
+					 p->op->dst, SEEN_MAX, p->op->pos.file,
+					 p->op->pos.line);
+		p->s = s;
+		p->caps = c;
+	}
+	p->s[p->ns] = (struct seen){ xstrdup(w, rel), k, st ? st->st_dev : 0,
+				     st ? st->st_ino : 0 };
+	return p->s[p->ns++].rel ? 0 : -1;
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	int c = strcmp(x->rel, y->rel);
+
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
+/* Was rel seen at start as kind (any kind: -1), with the same inode when
+ * st is given? p->s is sorted by then. */
+static bool was_seen(const struct prot *p, const char *rel, int kind,
+		     const struct stat *st)
+{
+	size_t lo = 0, hi = p->ns;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(p->s[mid].rel, rel) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->ns && !strcmp(p->s[lo].rel, rel); lo++)
+		if ((kind < 0 || (int)p->s[lo].kind == kind) &&
+		    (!st || (p->s[lo].dev == st->st_dev &&
+			     p->s[lo].ino == st->st_ino)))
+			return true;
+	return false;
+}
+
+static int add_ent(struct walk *w, const char *rel, enum ent_kind k,
+		   const struct stat *st)
+{
+	struct prot *p = w->p;
+
+	if (p->ne == p->cape) {
+		size_t c = p->cape ? p->cape * 2 : 32;
+		struct ent *e = realloc(p->e, c * sizeof(*e));
+
+		if (!e)
+			return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
+					 "unable to protect %s", p->op->dst);
+		p->e = e;
+		p->cape = c;
+	}
+	p->e[p->ne] = (struct ent){ xstrdup(w, rel), k, st ? st->st_dev : 0,
+				    st ? st->st_ino : 0 };
+	return p->e[p->ne++].rel ? 0 : -1;
+}
+
+/* Every directory between DIR and rel becomes a mount point. */
+static int pin_up(struct walk *w, const char *rel)
+{
+	char pre[PLAN_MAX_PATH + 1];
+
+	snprintf(pre, sizeof(pre), "%s", rel);
+	for (char *s = strrchr(pre, '/'); s; s = strrchr(pre, '/')) {
+		*s = '\0';
+		if (add_ent(w, pre, E_PIN, NULL) < 0)
+			return -1;
 	}
 	return 0;
 }
 
-/* rel is a matching symlink below DIR: protect what it points to. */
-static int protect_link(struct walk *w, const char *rel)
+/* rel read-only, pinned. */
+static int protect_ro(struct walk *w, const char *rel, const struct stat *st)
 {
-	int fd = sys_openat2(w->rootfd, rel, O_PATH | O_CLOEXEC, 0,
-			     RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), r;
+	if (w->post)
+		return 0;
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1) {
+		diag_fail(w->d, EXIT_SYSCALL, 0,
+			  "unable to protect %s/%s: it has %lu hard links, "
+			  "and writing another name would change it (at "
+			  "%s:%u)", w->p->op->dst, rel,
+			  (unsigned long)st->st_nlink, w->p->op->pos.file,
+			  w->p->op->pos.line);
+		diag_hint(w->d, "find the other names with 'find %s "
+			  "-samefile %s/%s' and remove them, or give the file "
+			  "a name of its own (cp -p, then mv over it)",
+			  w->p->op->dst, w->p->op->dst, rel);
+		return -1;
+	}
+	if (add_ent(w, rel, E_RO, st) < 0 || remember(w, rel, S_RO, st) < 0)
+		return -1;
+	w->p->nro++;
+	return pin_up(w, rel);
+}
+
+/* A git dir: a mount point itself (no rename, no rmdir), writable. */
+static int pin(struct walk *w, const char *rel, const struct stat *st)
+{
+	if (w->post)
+		return 0;
+	if (add_ent(w, rel, E_PIN, st) < 0 ||
+	    remember(w, rel, S_GITDIR, st) < 0)
+		return -1;
+	return pin_up(w, rel);
+}
+
+static bool is_gitdir(const struct prot *p, const char *rel)
+{
+	for (size_t i = 0; i < p->ns; i++)
+		if (p->s[i].kind == S_GITDIR && !strcmp(p->s[i].rel, rel))
+			return true;
+	return false;
+}
+
+/* --- resolving symlinks below DIR ------------------------------------------ */
+
+/* Resolve rel below rootfd as the kernel would, one component at a time,
+ * never letting the kernel follow a link: out is the path below the root
+ * with no symlink in it. An absolute target is below the root only when
+ * it starts with rootpath (the root's own absolute path, "" for the
+ * sandbox's root, where ".." stops as at "/"). -1 with errno ENOENT
+ * (dangling), EXDEV (leads out), ELOOP, ENAMETOOLONG. */
+static int resolve(int rootfd, const char *rootpath, const char *rel,
+		   char *out, size_t outlen)
+{
+	char todo[PLAN_MAX_PATH + 1], link[PLAN_MAX_PATH + 1],
+		tmp[PLAN_MAX_PATH * 2 + 2];
+	size_t rl = strlen(rootpath), hops = 0;
+	bool top = !*rootpath;
+
+	out[0] = '\0';
+	if (snprintf(todo, sizeof(todo), "%s", rel) >= (int)sizeof(todo))
+		goto toolong;
+	while (todo[0]) {
+		char *c = todo, *e = strchrnul(c, '/'), *rest = *e ? e + 1 : e;
+		size_t ol = strlen(out);
+		struct stat st;
+		ssize_t n;
+		int fd;
+
+		*e = '\0';
+		if (!*c || !strcmp(c, ".")) {
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (!strcmp(c, "..")) {
+			char *s = strrchr(out, '/');
+
+			if (!ol && !top) {
+				errno = EXDEV;
+				return -1;
+			}
+			if (s)
+				*s = '\0';
+			else
+				out[0] = '\0';
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (ol + strlen(c) + 2 > outlen)
+			goto toolong;
+		snprintf(out + ol, outlen - ol, "%s%s", ol ? "/" : "", c);
+		fd = sys_openat2(rootfd, out, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				 0, MNT_RESOLVE);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			if (errno == ENOTDIR)
+				errno = ENOENT;
+			return -1;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			close(fd);
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		n = readlinkat(fd, "", link, sizeof(link) - 1);
+		close(fd);
+		if (n <= 0 || ++hops > LINK_HOPS) {
+			errno = n < 0 ? errno : ELOOP;
+			return -1;
+		}
+		link[n] = '\0';
+		out[ol] = '\0';
+		if (link[0] == '/') {
+			if (!top && (strncmp(link, rootpath, rl) ||
+				     (link[rl] && link[rl] != '/'))) {
+				errno = EXDEV;
+				return -1;
+			}
+			out[0] = '\0';
+			n = snprintf(tmp, sizeof(tmp), "%s/%s",
+				     link + (top ? 0 : rl), rest);
+		} else {
+			n = snprintf(tmp, sizeof(tmp), "%s/%s", link, rest);
+		}
+		if (n >= (ssize_t)sizeof(todo))
+			goto toolong;
+		memcpy(todo, tmp, (size_t)n + 1);
+	}
+	return 0;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+int mnt_resolve_in(int rootfd, const char *rel, char *out, size_t outlen)
+{
+	return resolve(rootfd, "", rel, out, outlen);
+}
+
+static int lstat_rel(struct walk *w, const char *rel, struct stat *st)
+{
+	return fstatat(w->rootfd, rel, st, AT_SYMLINK_NOFOLLOW);
+}
+
+/* A path whose name the scan must protect and that may be a symlink
+ * (a match, a hook, a hooksPath): protect what it reaches below DIR. A
+ * link leading out of DIR or nowhere is left: nothing out of DIR is
+ * writable through it (a policy binding more host directories writable
+ * protects those too); it is reported, and the check after the run
+ * reports it if it resolves below DIR by then. */
+static int protect_path(struct walk *w, const char *rel)
+{
+	char real[PLAN_MAX_PATH + 1];
+	struct stat st;
+
+	if (lstat_rel(w, rel, &st) < 0)
+		return 0;	/* gone meanwhile */
+	if (!S_ISLNK(st.st_mode))
+		return protect_ro(w, rel, &st);
+	if (resolve(w->rootfd, w->p->op->dst, rel, real, sizeof(real)) < 0 ||
+	    lstat_rel(w, real, &st) < 0) {
+		int e = errno;
+
+		if (w->post)
+			return 0;
+		if (remember(w, rel, S_LINK, NULL) < 0)
+			return -1;
+		if (e == EXDEV || e == ENOENT) {
+			report(w, "link", rel, "is a symlink that %s: "
+			       "nothing below the directory to protect; left "
+			       "as it is", e == EXDEV ? "leads out" :
+							"does not resolve");
+			return 0;
+		}
+		return diag_fail(w->d, EXIT_SYSCALL, e,
+				 "unable to protect %s/%s: it is a symlink "
+				 "that cannot be resolved (at %s:%u)",
+				 w->p->op->dst, rel, w->p->op->pos.file,
+				 w->p->op->pos.line);
+	}
+	return protect_ro(w, real, &st);
+}
+
+/* --- git ------------------------------------------------------------------ */
+
+/* Up to len bytes of rel below DIR (no symlink followed), NUL-terminated;
+ * -1 if it cannot be read. */
+static ssize_t read_rel(struct walk *w, const char *rel, char *buf,
+			size_t len)
+{
+	int fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_NOFOLLOW |
+				     O_CLOEXEC | O_NONBLOCK, 0, MNT_RESOLVE);
+	ssize_t n = 0, r;
+	struct stat st;
 
 	if (fd < 0)
-		return diag_fail(w->d, EXIT_SYSCALL, errno,
-				 "unable to protect %s/%s (%s:%u): it is a "
-				 "symlink that %s", w->op->dst, rel,
-				 w->op->pos.file, w->op->pos.line,
-				 errno == EXDEV ? "leads out of the protected "
-						  "directory"
-						: "does not resolve");
-	r = protect_fd(w, fd, rel);
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	while ((size_t)n + 1 < len &&
+	       (r = read(fd, buf + n, len - 1 - (size_t)n)) > 0)
+		n += r;
 	close(fd);
+	buf[n] = '\0';
+	return n;
+}
+
+/* path as git wrote it (absolute, or relative to the directory rel_dir
+ * below DIR) as a path below DIR in out; false when it lies out of DIR. */
+static bool below_dir(struct walk *w, const char *rel_dir, const char *path,
+		      char *out, size_t outlen)
+{
+	const char *dst = w->p->op->dst;
+	size_t dl = strlen(dst);
+
+	if (path[0] == '/') {
+		if (strncmp(path, dst, dl) || (path[dl] && path[dl] != '/'))
+			return false;
+		snprintf(out, outlen, "%s", path + dl + (path[dl] == '/'));
+		return true;
+	}
+	snprintf(out, outlen, "%s%s%s", rel_dir, *rel_dir ? "/" : "", path);
+	return true;
+}
+
+static void dir_of(const char *rel, char *out, size_t outlen)
+{
+	const char *s = strrchr(rel, '/');
+
+	snprintf(out, outlen, "%.*s", s ? (int)(s - rel) : 0, rel);
+}
+
+static void trim(char **s)
+{
+	char *e;
+
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	e = *s + strlen(*s);
+	while (e > *s && strchr(" \t\r\n", e[-1]))
+		*--e = '\0';
+}
+
+/* A git config value: quotes removed, a comment (# or ; outside quotes)
+ * cut. */
+static void config_value(char *v)
+{
+	char *o = v;
+	bool q = false;
+
+	for (char *s = v; *s; s++) {
+		if (*s == '"') {
+			q = !q;
+			continue;
+		}
+		if (!q && (*s == '#' || *s == ';'))
+			break;
+		if (*s == '\\' && s[1])
+			s++;
+		*o++ = *s;
+	}
+	*o = '\0';
+	o = v;
+	trim(&o);
+	memmove(v, o, strlen(o) + 1);
+}
+
+typedef int (*config_fn)(struct walk *w, const char *gitdir, const char *wt,
+			 const char *key, char *value);
+
+/* The keys of the config at gitdir/config that name files: core.hooksPath
+ * and include.path / includeIf.*.path. */
+static int scan_config(struct walk *w, const char *gitdir, const char *wt,
+		       config_fn fn)
+{
+	char rel[PLAN_MAX_PATH + 1], sect[64] = "", *buf, *line, *next;
+	int r = 0;
+
+	snprintf(rel, sizeof(rel), "%s/config", gitdir);
+	if (!(buf = malloc(CONFIG_MAX)))
+		return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
+				 "unable to read %s/%s", w->p->op->dst, rel);
+	if (read_rel(w, rel, buf, CONFIG_MAX) < 0) {
+		free(buf);
+		return 0;
+	}
+	for (line = buf; !r && line; line = next) {
+		char *eq, *key;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		trim(&line);
+		if (line[0] == '[') {
+			size_t n = strcspn(line + 1, " \t\"]");
+
+			snprintf(sect, sizeof(sect), "%.*s", (int)n, line + 1);
+			line = strchr(line, ']');
+			if (!line++)
+				continue;
+			trim(&line);
+		}
+		if (!*line || *line == '#' || *line == ';' ||
+		    !(eq = strchr(line, '=')))
+			continue;
+		*eq = '\0';
+		key = line;
+		trim(&key);
+		line = eq + 1;
+		config_value(line);
+		if ((!strcasecmp(sect, "core") && !strcasecmp(key, "hookspath")) ||
+		    ((!strcasecmp(sect, "include") ||
+		      !strcasecmp(sect, "includeif")) &&
+		     !strcasecmp(key, "path")))
+			r = fn(w, gitdir, wt, sect, line);
+	}
+	free(buf);
 	return r;
 }
 
-static int walk_dir(struct walk *w, int dirfd, char *rel, size_t len,
-		    unsigned level)
+static int config_path(struct walk *w, const char *gitdir, const char *wt,
+		       const char *sect, char *value)
 {
-	int fd = sys_openat2(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-			     0, MNT_RESOLVE);
-	struct dirent *de;
-	DIR *dir;
-	int r = 0;
+	char rel[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
+	bool hooks = !strcasecmp(sect, "core");
+	struct stat st;
 
+	if (!*value || value[0] == '~')
+		return 0;	/* the caller's home: not below DIR */
+	/* hooksPath is relative to the worktree (where hooks run), an
+	 * include to the config's directory. */
+	if (hooks && !wt && value[0] != '/')
+		return 0;
+	if (!below_dir(w, hooks ? wt : gitdir, value, rel, sizeof(rel)))
+		return 0;
+	if (resolve(w->rootfd, w->p->op->dst, rel, real, sizeof(real)) == 0 &&
+	    lstat_rel(w, real, &st) == 0)
+		return protect_ro(w, real, &st);
+	/* Not there yet: it must not appear during the run. */
+	return remember(w, rel, S_WATCH, NULL);
+}
+
+static int git_dir(struct walk *w, const char *g, const char *wt,
+		   unsigned nest);
+
+/* A directory holding HEAD or config is a git dir (or what git would
+ * take for one). */
+static bool is_repo(struct walk *w, const char *rel)
+{
+	char f[PLAN_MAX_PATH + 16];
+	struct stat st;
+
+	snprintf(f, sizeof(f), "%s/HEAD", rel);
+	if (lstat_rel(w, f, &st) == 0)
+		return true;
+	snprintf(f, sizeof(f), "%s/config", rel);
+	return lstat_rel(w, f, &st) == 0;
+}
+
+/* Every git dir below modules/ (submodules may nest: a/b/c). */
+static int git_modules(struct walk *w, const char *rel, unsigned nest)
+{
+	char sub[PLAN_MAX_PATH + 1];
+	struct dirent *de;
+	int fd, r = 0;
+	DIR *dir;
+
+	if (nest > GIT_NEST)
+		return 0;
+	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+			 MNT_RESOLVE);
 	if (fd < 0 || !(dir = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
-		return mnt_op_fail(w->d, w->op, errno, NULL, "");
+		return 0;
 	}
 	while (!r && (de = readdir(dir))) {
-		size_t n = strlen(de->d_name);
 		struct stat st;
-		int child;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || !strcmp(de->d_name, "..")))
 			continue;
-		if (len + n + 2 > PLAN_MAX_PATH)
+		if (snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(sub) ||
+		    lstat_rel(w, sub, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
-		child = sys_openat2(fd, de->d_name, O_PATH | O_CLOEXEC, 0,
-				    MNT_RESOLVE);
-		sprintf(rel + len, "%s%s", len ? "/" : "", de->d_name);
-		if (child < 0 && errno == ELOOP && matches(w->pats, rel)) {
-			r = protect_link(w, rel);
-			rel[len] = '\0';
+		if (!strcmp(de->d_name, "hooks"))
 			continue;
-		}
-		rel[len] = '\0';
-		/* ELOOP: a symlink that matches nothing, not followed;
-		 * ENOENT: gone meanwhile. */
-		if (child < 0)
-			continue;
-		if (fstat(child, &st) < 0) {
-			close(child);
-			continue;
-		}
-		sprintf(rel + len, "%s%s", len ? "/" : "", de->d_name);
-		if (matches(w->pats, rel))
-			r = protect_fd(w, child, rel);
-		else if (S_ISDIR(st.st_mode) && level < w->depth)
-			r = walk_dir(w, child, rel, strlen(rel), level + 1);
-		rel[len] = '\0';
-		close(child);
+		if (remember(w, sub, S_MODULE, NULL) < 0)
+			return -1;
+		r = is_repo(w, sub) ? git_dir(w, sub, NULL, nest + 1)
+				    : git_modules(w, sub, nest + 1);
 	}
 	closedir(dir);
 	return r;
 }
 
-int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
+static const char *const git_ro[] = { "config", "config.worktree",
+				      "commondir", "hooks", "info", NULL };
+/* Names git follows that, made during the run (where none was at
+ * start), would run or redirect the host's git: renamed aside after the
+ * run. */
+static const char *const git_redirect[] = { "config", "config.worktree",
+					    "commondir", "hooks", NULL };
+
+static int git_hooks(struct walk *w, const char *g)
 {
-	char bad[PLAN_MAX_PATH + 1], rel[PLAN_MAX_PATH + 1];
-	struct walk w = { d, op, -1, op->src, (unsigned)op->inodes, 0 };
-	int fd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
-			      sizeof(bad)), r;
+	char rel[PLAN_MAX_PATH + 1], h0[PLAN_MAX_PATH + 1];
+	struct dirent *de;
+	int fd, r = 0;
+	DIR *dir;
+
+	snprintf(h0, sizeof(h0), "%s/hooks", g);
+	if (resolve(w->rootfd, w->p->op->dst, h0, rel, sizeof(rel)) < 0)
+		return 0;	/* reported by protect_path */
+	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+			 MNT_RESOLVE);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (!r && (de = readdir(dir))) {
+		char h[PLAN_MAX_PATH + 1];
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(h, sizeof(h), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(h) ||
+		    lstat_rel(w, h, &st) < 0)
+			continue;
+		/* The hooks dir's bind covers its own entries; a link's
+		 * target and another name of a hook file it does not. */
+		if (S_ISLNK(st.st_mode))
+			r = protect_path(w, h);
+		else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+			r = protect_ro(w, h, &st);
+	}
+	closedir(dir);
+	return r;
+}
+
+/* g: a git dir below DIR; wt: its worktree (NULL: not known). */
+static int git_dir(struct walk *w, const char *g, const char *wt,
+		   unsigned nest)
+{
+	char rel[PLAN_MAX_PATH + 1], buf[PLAN_MAX_PATH + 1],
+		real[PLAN_MAX_PATH + 1];
+	struct stat st;
+
+	if (nest > GIT_NEST || is_gitdir(w->p, g))
+		return 0;
+	if (lstat_rel(w, g, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (pin(w, g, &st) < 0)
+		return -1;
+	for (size_t i = 0; git_ro[i]; i++) {
+		snprintf(rel, sizeof(rel), "%s/%s", g, git_ro[i]);
+		if (lstat_rel(w, rel, &st) == 0 && protect_path(w, rel) < 0)
+			return -1;
+	}
+	if (git_hooks(w, g) < 0 ||
+	    scan_config(w, g, wt, config_path) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "%s/commondir", g);
+	if (read_rel(w, rel, buf, sizeof(buf)) > 0) {
+		char *c = buf, cd[PLAN_MAX_PATH + 1];
+
+		trim(&c);
+		if (below_dir(w, g, c, cd, sizeof(cd)) &&
+		    resolve(w->rootfd, w->p->op->dst, cd, real,
+			    sizeof(real)) == 0 &&
+		    git_dir(w, real, wt, nest + 1) < 0)
+			return -1;
+	}
+	snprintf(rel, sizeof(rel), "%s/modules", g);
+	if (git_modules(w, rel, nest) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "%s/worktrees", g);
+	return git_modules(w, rel, nest);
+}
+
+/* A match named .git: a directory, a symlink to one, or a file with a
+ * "gitdir:" line (a worktree, a submodule, --separate-git-dir). */
+static int git_entry(struct walk *w, const char *rel, const struct stat *st)
+{
+	char wt[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1],
+		buf[PLAN_MAX_PATH + 16], g[PLAN_MAX_PATH + 1];
+	char *c = buf;
+
+	dir_of(rel, wt, sizeof(wt));
+	if (S_ISDIR(st->st_mode))
+		return git_dir(w, rel, wt, 0);
+	if (S_ISLNK(st->st_mode)) {
+		if (resolve(w->rootfd, w->p->op->dst, rel, real,
+			    sizeof(real)) < 0)
+			return protect_path(w, rel);	/* reported */
+		return git_dir(w, real, wt, 0);
+	}
+	if (!S_ISREG(st->st_mode))
+		return protect_ro(w, rel, st);
+	/* The file itself: rewritten, it would point the host's git
+	 * elsewhere. */
+	if (protect_ro(w, rel, st) < 0)
+		return -1;
+	if (read_rel(w, rel, buf, sizeof(buf)) <= 0)
+		return 0;
+	trim(&c);
+	if (strncmp(c, "gitdir:", 7))
+		return 0;
+	c += 7;
+	trim(&c);
+	if (!below_dir(w, wt, c, g, sizeof(g))) {
+		report(w, "link", rel, "names a git dir out of the directory "
+		       "(a worktree or submodule of a repository elsewhere): "
+		       "not writable through it, left as it is");
+		return remember(w, rel, S_LINK, NULL);
+	}
+	if (resolve(w->rootfd, w->p->op->dst, g, real, sizeof(real)) < 0)
+		return 0;
+	return git_dir(w, real, wt, 0);
+}
+
+/* --- the scan ------------------------------------------------------------- */
+
+/* A match found by the scan at start. */
+static int on_match(struct walk *w, const char *rel, const struct stat *st)
+{
+	if (remember(w, rel, S_MATCH, st) < 0)
+		return -1;
+	if (!strcmp(base_of(rel), ".git"))
+		return git_entry(w, rel, st);
+	return protect_path(w, rel);
+}
+
+/* A match found by the check after the run. */
+static int on_match_after(struct walk *w, const char *rel,
+			  const struct stat *st)
+{
+	if (!was_seen(w->p, rel, S_MATCH, st))
+		report(w, "created", rel, "%s during the run under a "
+		       "protected name: review it before trusting it",
+		       S_ISLNK(st->st_mode) ? "is a symlink made" :
+		       was_seen(w->p, rel, -1, NULL) ? "was replaced" :
+						       "was created");
+	return 0;
+}
+
+static int scan_dir(struct walk *w, int fd, char *rel, size_t len,
+		    unsigned level)
+{
+	struct dirent *de;
+	DIR *dir = fdopendir(fd);
+	int r = 0;
+
+	if (!dir) {
+		close(fd);
+		return w->post ? 0 : mnt_op_fail(w->d, w->p->op, errno, NULL, "");
+	}
+	while (!r && (de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		unsigned char t = de->d_type;
+		struct stat st;
+
+		if (de->d_name[0] == '.' &&
+		    (n == 1 || (n == 2 && de->d_name[1] == '.')))
+			continue;
+		if (len + n + 2 > PLAN_MAX_PATH)
+			continue;
+		if (len)
+			rel[len] = '/';
+		memcpy(rel + len + !!len, de->d_name, n + 1);
+		if (matches(w->p, rel)) {
+			if (fstatat(dirfd(dir), de->d_name, &st,
+				    AT_SYMLINK_NOFOLLOW) == 0)
+				r = w->post ? on_match_after(w, rel, &st)
+					    : on_match(w, rel, &st);
+		} else if (level < w->p->op->inodes &&
+			   (t == DT_DIR || t == DT_UNKNOWN)) {
+			/* Only directories are opened: the scan costs a
+			 * readdir per directory and a syscall per match. */
+			int c = sys_openat2(dirfd(dir), de->d_name,
+					    O_RDONLY | O_DIRECTORY |
+						    O_NOFOLLOW | O_CLOEXEC,
+					    0, MNT_RESOLVE);
+
+			if (c >= 0)
+				r = scan_dir(w, c, rel, len + (len ? 1 : 0) + n,
+					     level + 1);
+		}
+		rel[len] = '\0';
+	}
+	closedir(dir);
+	return r;
+}
+
+static int scan(struct walk *w)
+{
+	char rel[PLAN_MAX_PATH + 1] = "";
+	int fd = sys_openat2(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			     0, MNT_RESOLVE);
 
 	if (fd < 0)
+		return w->post ? 0 : mnt_op_fail(w->d, w->p->op, errno, NULL, "");
+	return scan_dir(w, fd, rel, 0, 1);
+}
+
+/* --- mounting, top-down ------------------------------------------------------ */
+
+static size_t depth_of(const char *rel)
+{
+	size_t n = 0;
+
+	for (; *rel; rel++)
+		n += *rel == '/';
+	return n;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+	size_t dx = depth_of(x->rel), dy = depth_of(y->rel);
+	int c;
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	c = strcmp(x->rel, y->rel);
+	/* read-only first: it wins over a pin of the same path */
+	return c ? c : (int)y->kind - (int)x->kind;
+}
+
+static int apply(struct walk *w)
+{
+	struct prot *p = w->p;
+	size_t count = 0;
+
+	qsort(p->e, p->ne, sizeof(*p->e), cmp_ent);
+	for (size_t i = 0; i < p->ne; i++) {
+		const struct ent *e = &p->e[i];
+		unsigned long long attrs = e->kind == E_RO ?
+			MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0;
+		char extra[PLAN_MAX_PATH + 16];
+		struct stat st;
+		int fd, tree, err;
+
+		if (i && !strcmp(e->rel, p->e[i - 1].rel))
+			continue;
+		if (++count > PROTECT_MAX)
+			return diag_fail(w->d, EXIT_SYSCALL, 0,
+					 "unable to protect %s: more than %d "
+					 "paths to bind (at %s:%u)", p->op->dst,
+					 PROTECT_MAX, p->op->pos.file,
+					 p->op->pos.line);
+		/* Opened again through the mounts made so far: what an
+		 * upper mount hides is never mounted on. */
+		fd = sys_openat2(w->rootfd, e->rel, O_PATH | O_CLOEXEC, 0,
+				 MNT_RESOLVE);
+		err = fd < 0 ? errno : 0;
+		if (!err && e->ino && (fstat(fd, &st) < 0 ||
+				       st.st_dev != e->dev ||
+				       st.st_ino != e->ino))
+			err = ESTALE;	/* swapped by the host meanwhile */
+		if (!err) {
+			tree = mnt_clone_with(fd, attrs);
+			if (tree < 0 || mnt_attach(tree, fd) < 0)
+				err = errno;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			snprintf(extra, sizeof(extra), " (path %s)", e->rel);
+			mnt_op_fail(w->d, p->op, err, NULL, extra);
+			diag_hint(w->d, "the path changed or could not be "
+				  "bound while the sandbox started; protection "
+				  "is all or nothing: run again");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
+{
+	char bad[PLAN_MAX_PATH + 1];
+	struct walk w = { d, NULL, -1, d->report_fd, false };
+	struct prot *ps = realloc(prots, (nprots + 1) * sizeof(*prots));
+	int r;
+
+	if (!ps)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
+				 op->dst);
+	prots = ps;
+	w.p = memset(&prots[nprots++], 0, sizeof(*prots));
+	w.p->op = op;
+	if (split_patterns(w.p) < 0)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
+				 op->dst);
+	w.rootfd = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
+				sizeof(bad));
+	if (w.rootfd < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
-	w.rootfd = fd;
-	rel[0] = '\0';
-	r = walk_dir(&w, fd, rel, 0, 1);
-	close(fd);
+	r = scan(&w);
+	if (!r)
+		r = apply(&w);
+	close(w.rootfd);
+	qsort(w.p->s, w.p->ns, sizeof(*w.p->s), cmp_seen);
 	return r;
+}
+
+/* --- after the run ------------------------------------------------------------ */
+
+/* A new commondir or config.worktree in a protected git dir: renamed
+ * aside (the host's git would follow it), and reported. */
+static void check_gitdir(struct walk *w, const char *g)
+{
+	char rel[PLAN_MAX_PATH + 1], aside[PLAN_MAX_PATH + 64];
+	struct stat st;
+
+	for (size_t i = 0; git_ro[i]; i++) {
+		bool redirect = false;
+
+		snprintf(rel, sizeof(rel), "%s/%s", g, git_ro[i]);
+		if (lstat_rel(w, rel, &st) < 0 || was_seen(w->p, rel, S_RO, &st))
+			continue;
+		for (size_t k = 0; git_redirect[k]; k++)
+			redirect |= !strcmp(git_ro[i], git_redirect[k]);
+		if (!redirect) {
+			report(w, "created", rel, "was created during the run: "
+			       "git on the host will use it; review it");
+			continue;
+		}
+		snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
+			 (long)time(NULL));
+		if (renameat(w->rootfd, rel, w->rootfd, aside) == 0)
+			report(w, "moved", rel, "was created during the run "
+			       "and would redirect git on the host: moved to "
+			       "%s", base_of(aside));
+		else
+			report(w, "created", rel, "was created during the run "
+			       "and would redirect git on the host; it could "
+			       "not be moved aside (%s): remove it",
+			       strerror(errno));
+	}
+}
+
+/* A git dir made below g/modules during the run (git submodule add):
+ * its hooks and config are the sandbox's. */
+static void check_modules(struct walk *w, const char *g)
+{
+	char rel[PLAN_MAX_PATH + 1], sub[PLAN_MAX_PATH + 1];
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "%s/modules", g);
+	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+			 MNT_RESOLVE);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.' &&
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) <
+			    (int)sizeof(sub) &&
+		    !was_seen(w->p, sub, S_GITDIR, NULL) &&
+		    !was_seen(w->p, sub, S_MODULE, NULL))
+			report(w, "created", sub, "was created during the run: "
+			       "a submodule's git dir, whose hooks and config "
+			       "git on the host will use; review them");
+	closedir(dir);
+}
+
+static void check_one(struct walk *w)
+{
+	struct prot *p = w->p;
+	char real[PLAN_MAX_PATH + 1];
+	struct stat st;
+
+	scan(w);
+	for (size_t i = 0; i < p->ns; i++) {
+		const struct seen *s = &p->s[i];
+
+		if (s->kind == S_GITDIR) {
+			check_gitdir(w, s->rel);
+			check_modules(w, s->rel);
+		}
+		else if (s->kind == S_WATCH && lstat_rel(w, s->rel, &st) == 0)
+			report(w, "created", s->rel, "was created during the "
+			       "run where core.hooksPath points: git on the "
+			       "host runs hooks from it; review it");
+		else if (s->kind == S_LINK &&
+			 resolve(w->rootfd, p->op->dst, s->rel, real,
+				 sizeof(real)) == 0)
+			report(w, "created", s->rel, "now leads to %s/%s, made "
+			       "during the run: review it", p->op->dst, real);
+	}
+}
+
+void mnt_protect_check(struct diag *d, int code)
+{
+	struct walk w = { d, NULL, -1, d->report_fd, true };
+	int root;
+
+	if (!nprots)
+		return;
+	/* Every process of the sandbox gone first: nothing may change the
+	 * tree while it is checked. */
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; root >= 0 && i < nprots; i++) {
+		char bad[PLAN_MAX_PATH + 1];
+
+		w.p = &prots[i];
+		w.rootfd = mnt_open_dst(root, w.p->op->dst, DST_EXISTING, 0, bad,
+					sizeof(bad));
+		if (w.rootfd < 0)
+			continue;
+		check_one(&w);
+		close(w.rootfd);
+		if (code && w.p->nro)
+			diag_warn(d, "%zu path%s below %s %s read-only in this "
+				  "sandbox (protect at %s:%u): a write there "
+				  "that failed with 'Read-only file system' or "
+				  "'Device or resource busy' was refused by "
+				  "the sandbox", w.p->nro,
+				  w.p->nro == 1 ? "" : "s", w.p->op->dst,
+				  w.p->nro == 1 ? "is" : "are",
+				  w.p->op->pos.file, w.p->op->pos.line);
+	}
+	if (root >= 0)
+		close(root);
 }

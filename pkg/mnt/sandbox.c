@@ -328,6 +328,10 @@ static int pid1(struct pid1_args *a)
 		return -1;
 	}
 	m->exit_code = reaper_init(pid, sync_fd, d->report_fd, p->ns & NS_PID);
+	/* Still holding the sandbox's view: what the run made under a
+	 * protected name is reported before the guard learns the end. */
+	if (p->ns & NS_MOUNT)
+		mnt_protect_check(d, m->exit_code);
 	return MNT_EXIT;
 }
 

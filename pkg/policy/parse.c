@@ -1,6 +1,7 @@
 /* The policy parser's driver: files, includes, lines, the plan text read
  * back by later steps, and the public entry points of policy.h. */
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "diag/diag.h"
 
 #include "policy/internal.h"
 #include "util/num.h"
@@ -114,12 +117,13 @@ int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen)
 				 v->name[i]);
 			return -1;
 		}
-	/* Room for the built-ins UID, GID, HOME and SCRATCH (builtins()):
+	/* Room for the built-ins UID, GID, HOME, PASSWD_HOME and SCRATCH
+	 * (builtins()):
 	 * past it a -D would be silently dropped, or ${SCRATCH} left as the
 	 * placeholder. */
-	if (v->n >= PLAN_MAX_VARS - 4) {
+	if (v->n >= PLAN_MAX_VARS - 5) {
 		snprintf(err, errlen, "too many -D variables (max %d)",
-			 PLAN_MAX_VARS - 4);
+			 PLAN_MAX_VARS - 5);
 		return -1;
 	}
 	name = strndup(arg, (size_t)(eq - arg));
@@ -404,8 +408,9 @@ static void plan_reserve(struct ctx *c, const char *buf, size_t len)
 
 static void builtins(struct vars *all, const struct vars *v)
 {
-	static char uid[24], gid[24];
+	static char uid[24], gid[24], pwhome[PLAN_MAX_PATH + 1];
 	const char *home = getenv("HOME");
+	struct passwd *pw;
 
 	snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
 	snprintf(gid, sizeof(gid), "%u", (unsigned)getgid());
@@ -414,8 +419,16 @@ static void builtins(struct vars *all, const struct vars *v)
 	vars_set(all, "GID", gid);
 	if (home && home[0] == '/')
 		vars_set(all, "HOME", home);
+	/* The home the password database names: HOME may be unset, /tmp
+	 * (services, agent frameworks) or another directory altogether,
+	 * and credential masks must cover the real one as well. */
+	if ((pw = getpwuid(getuid())) && pw->pw_dir && pw->pw_dir[0] == '/' &&
+	    strlen(pw->pw_dir) < sizeof(pwhome)) {
+		strcpy(pwhome, pw->pw_dir);
+		vars_set(all, "PASSWD_HOME", pwhome);
+	}
 	/* -D wins over built-ins: it is the caller's explicit word. The
-	 * total fits: -D is capped at PLAN_MAX_VARS - 4 by vars_add_arg. */
+	 * total fits: -D is capped at PLAN_MAX_VARS - 5 by vars_add_arg. */
 	for (size_t i = 0; v && i < v->n; i++)
 		vars_set(all, v->name[i], v->value[i]);
 }
@@ -573,8 +586,13 @@ int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
 
 void perr_print(const struct perr *e, const char *prog, const char *file)
 {
-	for (size_t i = 0; i < e->n; i++)
-		fprintf(stderr, "%s\n", e->msg[i]);
+	for (size_t i = 0; i < e->n; i++) {
+		char esc[sizeof(e->msg[0]) * 4];
+
+		/* A -D value or a file name may hold control bytes. */
+		diag_term_escape(esc, sizeof(esc), e->msg[i]);
+		fprintf(stderr, "%s\n", esc);
+	}
 	if (e->total + e->warnings > e->n)
 		fprintf(stderr, "%s: ... and %zu more diagnostics\n", prog,
 			e->total + e->warnings - e->n);

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# agent-shell's `protect` and the credential masks, attacked the way a
+# hostile command would: rename a parent, plant a symlink for the next run,
+# git indirection (gitdir: files, commondir, modules, hooksPath, symlinked
+# hooks), hard links, names created during the run, control bytes in file
+# names, odd HOMEs. Each case checks the HOST side afterwards: an ordinary
+# `git commit` on the host runs nothing the sandbox wrote, protected content
+# is unchanged, nothing was created on the host. Runs unprivileged.
+set -u
+B=${PYSBX_BIN:?}
+P=${PYSBX_POLICIES:?}
+GIT=/usr/bin/git
+if [[ ! -x $GIT ]]; then echo "1..0 # SKIP $GIT is missing"; exit 0; fi
+T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
+chmod 0755 "$HOME" "$T"
+trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
+. "${PYSBX_TESTDIR:?}/lib.sh"
+echo "1..29"
+
+# The host's git: no system or global config, hooks enabled as usual.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+PWN=$T/pwned
+# What the sandbox writes wherever a hook or a command would go.
+EVIL="#!/bin/sh
+echo \$0 >>$PWN"
+# run WS PROG...: agent-shell on WS; stdout+stderr in $out, status in $rc,
+# status-fd records in $st.
+run() {
+	local ws=$1
+	shift
+	out=$("$B/pysbx-clean" --status-fd 3 -p "$P/agent-shell.policy" -D WORKSPACE="$ws" -- \
+		"$B/pysbx-mount" "$B/pysbx-exec" "$B/pysbx-seccomp" "$@" 3>"$T/status" 2>&1)
+	rc=$?
+	st=$(cat "$T/status")
+}
+sh_in() { local ws=$1; shift; run "$ws" /bin/sh -c "$*"; }
+# newrepo DIR: a repository with one commit and a harmless pre-commit hook.
+newrepo() {
+	mkdir -p "$1" && $GIT -C "$1" init -q -b main && echo a >"$1/a.txt" &&
+		$GIT -C "$1" add a.txt && $GIT -C "$1" commit -qm init &&
+		$GIT -C "$1" config user.name t && $GIT -C "$1" config user.email t@t &&
+		printf '#!/bin/sh\nexit 0\n' >"$1/.git/hooks/pre-commit" &&
+		chmod +x "$1/.git/hooks/pre-commit"
+}
+# host_commit DIR: the host's ordinary commit; then whether any code the
+# sandbox wrote ran ("clean" or what it wrote).
+host_commit() {
+	rm -f "$PWN"
+	echo $RANDOM >>"$1/a.txt"
+	$GIT -C "$1" commit -qam host >/dev/null 2>&1
+	$GIT -C "$1" status >/dev/null 2>&1
+	if [[ -e $PWN ]]; then echo "RAN: $(tr '\n' ' ' <"$PWN")"; else echo clean; fi
+}
+sum() { cat "$@" 2>/dev/null | cksum; }
+export EVIL
+
+# --- renaming an unprotected parent -------------------------------------
+W=$T/r1 && newrepo "$W"
+c0=$(sum "$W/.git/config" "$W/.git/hooks/pre-commit")
+sh_in "$W" 'mv .git .git.orig; mkdir -p .git; cp -a .git.orig/. .git/ 2>/dev/null
+printf "%s\n" "$EVIL" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit
+git config core.fsmonitor "sh -c \"echo fsmonitor >>'"$PWN"'\""; true'
+is "$(host_commit "$W")" clean "rename .git, copy it back, write a hook and core.fsmonitor: the host's git commit runs nothing the sandbox wrote"
+is "$(sum "$W/.git/config" "$W/.git/hooks/pre-commit")" "$c0" "... and .git/config and the hook are unchanged on the host"
+mkdir -p "$W/app" && echo APP=1 >"$W/app/.env"
+sh_in "$W" 'mv app app.old; mkdir -p app; echo APP=evil > app/.env; rmdir app 2>/dev/null; true'
+is "$(cat "$W/app/.env"):$([[ -e $W/app.old ]] && echo moved)" "APP=1:" "rename a parent of a protected .env (app -> app.old) fails: app/.env unchanged"
+
+# --- a symlinked .git planted by an earlier run ---------------------------
+W=$T/r2 && newrepo "$W" && mv "$W/.git" "$W/.gitdir" && ln -s .gitdir "$W/.git"
+sh_in "$W" 'printf "%s\n" "$EVIL" > .gitdir/hooks/pre-commit; printf "%s\n" "$EVIL" > .git/hooks/post-commit
+git config core.fsmonitor "sh -c \"echo fsmonitor >>'"$PWN"'\""; true'
+is "$rc:$(host_commit "$W")" "0:clean" "a .git symlink left by an earlier run: the run starts, and its target's hooks and config stay read-only"
+
+# --- .git as a gitdir: file (worktree, submodule, --separate-git-dir) -------
+W=$T/r3 && mkdir -p "$W" && $GIT init -q -b main --separate-git-dir="$W/real.git" "$W/proj" &&
+	echo a >"$W/proj/a.txt" && $GIT -C "$W/proj" add a.txt && $GIT -C "$W/proj" commit -qm i
+sh_in "$W" 'cd proj && printf "%s\n" "$EVIL" > ../real.git/hooks/pre-commit; chmod +x ../real.git/hooks/pre-commit
+git config core.hooksPath /tmp; git config core.fsmonitor "sh -c \"echo fsmonitor >>'"$PWN"'\""; true'
+is "$rc:$(host_commit "$W/proj")" "0:clean" "a .git file (gitdir: ../real.git): the real git dir's hooks and config are protected"
+
+# --- git indirection: commondir, modules, symlinked hooks, hooksPath -----
+W=$T/r4 && newrepo "$W"
+sh_in "$W" 'mkdir -p evil/hooks && git init -q --bare evil 2>/dev/null; printf "%s\n" "$EVIL" > evil/hooks/pre-commit
+chmod +x evil/hooks/pre-commit; echo ../evil > .git/commondir; true'
+is "$(host_commit "$W")" clean "a new .git/commondir pointing at a directory with its own hooks: the host's git commit runs nothing the sandbox wrote"
+[[ $out == *"pysbx-mount: warning: "*".git/commondir"* && $st == *'"event":"protect"'*commondir* ]] &&
+	ok "... the run says so on stderr and in a status record" || not_ok "... the run says so on stderr and in a status record" "out: $out" "status: $st"
+W=$T/r5 && newrepo "$W" && mkdir -p "$W/.git/modules/sub/hooks" && echo '[core]' >"$W/.git/modules/sub/config"
+sh_in "$W" '(printf "%s\n" "$EVIL" > .git/modules/sub/hooks/pre-commit) 2>/dev/null && echo w:hook
+(echo "[core] fsmonitor = x" >> .git/modules/sub/config) 2>/dev/null && echo w:config; true'
+is "$out:$(cat "$W/.git/modules/sub/config")" ":[core]" ".git/modules/sub/hooks and .git/modules/sub/config are read-only"
+W=$T/r6 && newrepo "$W" && mkdir -p "$W/scripts" && printf '#!/bin/sh\nexit 0\n' >"$W/scripts/pre-commit" &&
+	chmod +x "$W/scripts/pre-commit" && ln -sf ../../scripts/pre-commit "$W/.git/hooks/pre-commit"
+sh_in "$W" 'printf "%s\n" "$EVIL" > scripts/pre-commit; true'
+is "$(host_commit "$W")" clean "a hook that is a symlink into the worktree: its target is protected"
+W=$T/r7 && newrepo "$W" && mkdir -p "$W/hookdir" && printf '#!/bin/sh\nexit 0\n' >"$W/hookdir/pre-commit" &&
+	chmod +x "$W/hookdir/pre-commit" && $GIT -C "$W" config core.hooksPath hookdir
+sh_in "$W" 'printf "%s\n" "$EVIL" > hookdir/pre-commit; printf "%s\n" "$EVIL" > hookdir/post-commit; chmod +x hookdir/post-commit; true'
+is "$(host_commit "$W")" clean "core.hooksPath=hookdir: the hooks directory it names is protected"
+W=$T/r8 && newrepo "$W" && mkdir -p "$W/.husky/_" && $GIT -C "$W" config core.hooksPath .husky/_
+sh_in "$W" 'printf "%s\n" "$EVIL" > .husky/_/pre-commit; chmod +x .husky/_/pre-commit; printf "%s\n" "$EVIL" > .husky/pre-commit; true'
+is "$(host_commit "$W"):$(ls -A "$W/.husky/_")" "clean:" "core.hooksPath=.husky/_ (husky): no new hook in it"
+
+# --- hard links and files created during the run ---------------------------
+W=$T/r9 && mkdir -p "$W" && echo SECRET=1 >"$W/.env" && ln "$W/.env" "$W/notes.txt"
+sh_in "$W" 'echo SECRET=evil > notes.txt; true'
+is "$(cat "$W/.env")" "SECRET=1" "a hard link of .env made in an earlier run: writing the other name does not change .env"
+[[ $rc == 111 && $out == *"unable to protect $W/.env: it has 2 hard links"* && $out == *hint:* ]] &&
+	ok "... the run is refused with the path and a hint" || not_ok "... the run is refused with the path and a hint" "rc $rc: $out"
+W=$T/r10 && newrepo "$W" && mkdir -p "$W/app"
+sh_in "$W" 'printf "%s\n" "$EVIL" > .git/hooks/post-checkout && echo w:hook; echo K=1 > app/.env; echo k > app/new.pem; exit 3'
+is "$rc:$([[ -e $W/.git/hooks/post-checkout ]] && echo hook)" "3:" "a new hook during the run is refused (read-only hooks dir); the target's exit code is kept"
+[[ $out == *"warning: $W/app/.env was created during the run"* && $out == *"warning: $W/app/new.pem was created during the run"* ]] &&
+	ok "a new .env and *.pem created during the run are reported on stderr" || not_ok "new .env and *.pem reported on stderr" "$out"
+[[ $st == *'"event":"protect"'*'app/.env'* && $st == *'app/new.pem'* ]] &&
+	ok "... and in status records" || not_ok "... and in status records" "$st"
+
+# --- planted symlinks leading out, control bytes in names -----------------
+W=$T/r11 && mkdir -p "$W" && ln -s /etc/hostname "$W/.env" && ln -s /nonexistent "$W/secrets"
+sh_in "$W" 'echo ran'
+[[ $rc == 0 && $out == *ran* && $out == *".env is a symlink that leads out"* ]] &&
+	ok "a planted protected-name symlink leading out no longer stops the run (reported)" || not_ok "a planted symlink leading out" "rc $rc: $out"
+ESC=$'\e'
+W=$T/r12 && mkdir -p "$W" && ln -s /nonexistent "$W/.env.${ESC}]52;c;cHduZWQ=${ESC}\\x"
+sh_in "$W" 'touch ".env.'"$ESC"'[2J"'
+[[ $out != *"$ESC"* && $out == *'\x1b]52'* && $out == *'.env.\x1b[2J'* && $st != *"$ESC"* ]] &&
+	ok "control bytes in sandbox-chosen names are escaped in every diagnostic" || not_ok "control bytes escaped" "$(printf %q "$out")"
+out=$("$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W/x${ESC}[31m" -- /bin/true 2>&1)
+[[ $out != *"$ESC"* && $out == *'\x1b[31m'* ]] && ok "... and in a fatal error naming a path" || not_ok "... fatal error escaped" "$(printf %q "$out")"
+
+# --- the git workflow still works inside -----------------------------------
+W=$T/r13 && newrepo "$W" && printf '#!/bin/sh\nexit 0\n' >"$W/.git/hooks/pre-commit"
+sh_in "$W" 'set -e; echo b >> a.txt; git add a.txt; git commit -qm one; git branch feat; git checkout -q feat
+echo c >> a.txt; git stash -q; git stash pop -q; git commit -qam two; git checkout -q main; git merge -q --no-edit feat
+git tag v1; git log --oneline | wc -l'
+is "$rc:$out" "0:3" "git add/commit/branch/checkout/stash/merge/tag work inside agent-shell"
+sh_in "$W" 'git config user.name x'
+[[ $rc == 4 && $out == *"Device or resource busy"*"pysbx-mount: warning: "*"read-only in this sandbox"*"refused by the sandbox"* ]] &&
+	ok "a refused write on a protected path is named as the sandbox's refusal" || not_ok "sandbox refusal named" "$out"
+
+# --- agent-shell's protected names ------------------------------------------
+W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do echo orig >"$W/$f"; done
+sh_in "$W" 'for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do (echo x >> $f) 2>/dev/null && echo "w:$f"; done; echo done'
+is "$out:$(cat "$W"/.envrc "$W"/AGENTS.md "$W"/.husky/pre-commit | tr -d '\n')" "done:origorigorig" \
+	"agent-shell protects .envrc, .pre-commit-config.yaml, .mcp.json, .husky/, .devcontainer/, agent instruction files"
+
+# --- credential masks --------------------------------------------------------
+WW=$T/ww && mkdir -p "$WW/home/dotfiles/ssh" "$WW/bare" && echo k >"$WW/home/dotfiles/ssh/id" && ln -s dotfiles/ssh "$WW/home/.ssh"
+echo tok >"$WW/home/.pgpass" && echo h >"$WW/home/.bash_history" && mkdir -p "$WW/home/.config/gh" && echo t >"$WW/home/.config/gh/hosts.yml"
+wrun() { out=$("$@" "$B/pysbx" run -p "$P/workspace-write.policy" -D WORKSPACE="$WW" -- /bin/sh -c 'echo ok' 2>&1); rc=$?; }
+wrun env -u HOME
+is "$rc:$out" "0:ok" "workspace-write with HOME unset runs"
+wrun env HOME=/tmp
+is "$rc:$out" "0:ok" "workspace-write with HOME=/tmp runs"
+wrun env HOME="$WW/bare"
+is "$rc:$out:$(ls -A "$WW/bare")" "0:ok:" "workspace-write with a home without ~/.config runs and creates nothing on the host"
+out=$("$B/pysbx" run -p "$P/workspace-write.policy" -D WORKSPACE="$WW" -D HOME="$WW/home" -- /bin/sh -c \
+	"cat $WW/home/.ssh/id $WW/home/dotfiles/ssh/id $WW/home/.pgpass $WW/home/.bash_history $WW/home/.config/gh/hosts.yml 2>/dev/null; echo rc=\$?" 2>&1)
+is "$out" "rc=1" "a masked ~/.ssh that is a symlink (dotfiles/ssh): its target is masked; .pgpass, shell history, gh hosts.yml masked"
+[[ -L $WW/home/.ssh && $(cat "$WW/home/dotfiles/ssh/id") == k ]] && ok "... and the host's link and key are untouched" || not_ok "host link/key touched"
+out=$("$B/pysbx" policy show "$P/workspace-write.policy" -D WORKSPACE="$WW" -D HOME="$WW/home" 2>&1)
+[[ $out == *"mask $WW/home/.ssh"*"a symlink to $WW/home/dotfiles/ssh"* && $out == *"mask $WW/home/.aws"*"missing"* ]] &&
+	ok "pysbx policy show says what each mask resolved to" || not_ok "policy show of masks" "$out"
+for h in "$T/nohome" /tmp; do
+	out=$(env HOME="$h" "$B/pysbx" run -p "$P/workspace-write.policy" -D WORKSPACE="$WW" -- /bin/true 2>&1)
+done
+[[ ! -e $T/nohome ]] && ok "a HOME that does not exist is not created" || not_ok "HOME created on the host"
