@@ -322,6 +322,24 @@ prepare() {
 	build_libseccomp
 }
 
+# pysbx refuses a policy, an include or one of its own programs that
+# another user could change, and so a directory above one that is group-
+# or other-writable (docs/SECURITY.md). Under umask 002 (Ubuntu, Fedora)
+# a fresh clone is group-writable throughout: take group and other write
+# permission off what the programs and the tests use, and say so.
+fix_modes() {
+	local n
+	n=$(find "$ROOT" -maxdepth 0 -perm /022 ! -type l | wc -l)
+	n=$((n + $(find "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
+		"$B/test" -perm /022 ! -type l 2>/dev/null | wc -l)))
+	((n)) || return 0
+	chmod go-w "$ROOT"
+	chmod -R go-w "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
+		"$B/test" 2>/dev/null || true
+	say "took group/other write permission off $n files and directories" \
+		"(umask $(umask)): pysbx refuses policies and programs others can change"
+}
+
 run_make() {
 	local quiet=-s
 	[[ ${V:-0} == 1 ]] && quiet=
@@ -444,10 +462,12 @@ case $cmd in
 build)
 	prepare
 	run_make all || die "make failed"
+	fix_modes
 	;;
 test)
 	prepare test
 	run_make all || die "make failed"
+	fix_modes
 	exec "$ROOT/test/run.sh"
 	;;
 fuzz)

@@ -21,7 +21,8 @@
 # this copies the tree above into a fresh directory under /tmp (the checkout
 # may sit where other users cannot enter, as CI's does) and runs each script
 # through setpriv as uid/gid PYSBX_TEST_UID with no groups, no capabilities
-# and a clean environment. At the end it checks that no process of that uid
+# (the bounding set kept full, as a normal user's is) and a clean
+# environment. At the end it checks that no process of that uid
 # is left over. Otherwise the scripts run directly from the checkout.
 #
 # Unless PYSBX_TEST_UID is given, each run takes a private uid of its own in
@@ -43,6 +44,9 @@
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 111
+# The tests write policies and expect them to be trusted: a caller's
+# umask 002 (Ubuntu, Fedora) would make every one group-writable.
+umask 022
 ROOT=$PWD
 TIMEOUT=${PYSBX_TEST_TIMEOUT:-300}
 TEST_UID=${PYSBX_TEST_UID:-}
@@ -232,13 +236,17 @@ if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	[[ -d build/bin ]] && cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
 	[[ -d build/test/probe ]] && cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
 	cp -R --preserve=mode,timestamps test "$WORK/test"
+	# The docs, for the tests that run their examples as printed.
+	cp --preserve=mode,timestamps README.md "$WORK/README.md"
+	cp -R --preserve=mode,timestamps docs "$WORK/docs"
 	if [[ -d policies ]]; then
 		cp -R --preserve=mode,timestamps policies "$WORK/policies"
 	fi
 	# The benchmark's report writer, for its test (bench_report.sh).
 	mkdir -p "$WORK/scripts"
 	cp -R --preserve=mode,timestamps scripts/bench "$WORK/scripts/bench"
-	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts"
+	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts" \
+		"$WORK/README.md" "$WORK/docs"
 	[[ -d $WORK/policies ]] && chmod -R a+rX,go-w "$WORK/policies"
 	TREE=$WORK
 else
@@ -264,7 +272,7 @@ for src in "${scripts[@]}"; do
 		chown "$TEST_UID:$TEST_UID" "$home"
 		run_tap "$name" "$TREE" \
 			setpriv --reuid="$TEST_UID" --regid="$TEST_UID" \
-			--clear-groups --inh-caps=-all --bounding-set=-all \
+			--clear-groups --inh-caps=-all \
 			env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
 			"${vars[@]}" bash "$TREE/$src"
 	else

@@ -28,6 +28,10 @@ int main(int argc, char **argv)
 		diag_fail(&d, EXIT_SYSCALL, 12, "unable to copy the environment");
 		diag_exit(&d);
 	}
+	/* ${HOME}, as every step defines it: from the caller's environment. */
+	for (char **e = m.envp; *e; e++)
+		if (!strncmp(*e, "HOME=", 5))
+			policy_builtin_home(*e + 5);
 	chain_init(&c, USAGE);
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
 				  NULL)) != -1)

@@ -64,6 +64,11 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		       "  -p POLICY          read the policy (docs/POLICY.md)\n"
 		       "  -D NAME=VALUE      define ${NAME}, taken verbatim\n"
 		       "  --allow-untrusted  accept a policy others could change\n"
+		       "  --partial          apply only this step's part of the "
+		       "policy: the other\n"
+		       "                     steps' directives are applied "
+		       "elsewhere (without it,\n"
+		       "                     a policy that has some is refused)\n"
 		       "  --plan-fd N, --report-fd N  set by the previous step "
 		       "of the chain\n"
 		       "  --help, --version\n%s",
@@ -72,6 +77,9 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 	case CHAIN_OPT_VERSION:
 		printf("%s %s\n", d->prog, PYSBX_VERSION);
 		exit(0);
+	case CHAIN_OPT_PARTIAL:
+		c->partial = 1;
+		return 1;
 	case CHAIN_OPT_ALLOW_UNTRUSTED:
 		c->allow_untrusted = 1;
 		return 1;
@@ -109,6 +117,21 @@ int chain_output_fd(struct diag *d, int fd, const char *opt)
 	return 0;
 }
 
+void chain_resolve_vars(struct vars *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		char *real;
+
+		if (v->value[i][0] != '/' ||
+		    !(real = realpath(v->value[i], NULL)))
+			continue;
+		if (strcmp(real, v->value[i]))
+			v->value[i] = real;	/* lives until exit */
+		else
+			free(real);
+	}
+}
+
 /* The parser's diagnostics. Not on the stack: 10 KiB of messages there
  * would push the parser's frames onto pages of their own, a page fault
  * each in every run (the messages are written only on error). */
@@ -131,12 +154,15 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		return plan_read_fd(d, c->plan_fd, p, parse_flags);
 	if (!c->policy)
 		return 0;
+	chain_resolve_vars(&c->vars);
 	if (policy_parse_file(p, c->policy, &c->vars, parse_flags, e) < 0) {
 		perr_print(e, d->prog, c->policy);
 		return diag_fail(d, EXIT_USAGE, 0, "invalid policy %s",
 				 c->policy);
 	}
 	if (!c->allow_untrusted && trust_plan(d, p) < 0)
+		return -1;
+	if (chain_check_applied(d, c, p) < 0)
 		return -1;
 	return 0;
 }
@@ -262,11 +288,16 @@ int chain_takes_value(const char *opt)
 
 int chain_seccomp_follows(const char *stage, char **next)
 {
+	return chain_step_follows(stage, next, "seccomp");
+}
+
+int chain_step_follows(const char *stage, char **next, const char *want)
+{
 	size_t i = 0;
 
 	while (next[i] && chain_step_after(stage, next[i])) {
 		stage = strrchr(next[i], '-') + 1;
-		if (!strcmp(stage, "seccomp"))
+		if (!strcmp(stage, want))
 			return 1;
 		/* Its options; then "--" or the first other word: the next
 		 * program (getopt's "+", as every step parses). */
@@ -330,6 +361,27 @@ int chain_execvpe(const char *file, char **argv, char *const envp[])
 	return seen_eacces ? EACCES : ENOENT;
 }
 
+/* ENOENT from execve of a file that exists: chain_explain_enoent on
+ * the file, or on the first one of that name in PATH. */
+static int explain_enoent(struct diag *d, const char *file,
+			  char *const envp[])
+{
+	const char *p, *e;
+	char buf[PATH_MAX];
+
+	if (strchr(file, '/'))
+		return chain_explain_enoent(d, file, 0);
+	for (p = chain_env_path(envp);; p = e + 1) {
+		e = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), p,
+			     file) < (int)sizeof(buf) &&
+		    e > p && access(buf, X_OK) == 0)
+			return chain_explain_enoent(d, buf, 0);
+		if (!*e)
+			return -1;
+	}
+}
+
 int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 {
 	char **argv = c->next, **nargv = NULL;
@@ -368,7 +420,9 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 	if (c->report_fd >= 0)
 		fcntl(c->report_fd, F_SETFD, FD_CLOEXEC);
 	free(nargv);
-	if (err == ENOENT || err == ENOTDIR)
+	if (err == ENOENT && explain_enoent(d, c->next[0], envp) == 0)
+		;	/* the file is there, its interpreter is not */
+	else if (err == ENOENT || err == ENOTDIR)
 		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s",
 			  c->next[0], strchr(c->next[0], '/') ? "" : " in PATH=",
 			  strchr(c->next[0], '/') ? "" : chain_env_path(envp));

@@ -23,6 +23,7 @@ enum {
 	CHAIN_OPT_REPORT_FD,
 	CHAIN_OPT_VERSION,
 	CHAIN_OPT_ALLOW_UNTRUSTED,
+	CHAIN_OPT_PARTIAL,
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
@@ -35,7 +36,8 @@ enum {
 	{ "define", required_argument, NULL, 'D' },                         \
 	{ "help", no_argument, NULL, 'h' },                                 \
 	{ "version", no_argument, NULL, CHAIN_OPT_VERSION },                \
-	{ "allow-untrusted", no_argument, NULL, CHAIN_OPT_ALLOW_UNTRUSTED }
+	{ "allow-untrusted", no_argument, NULL, CHAIN_OPT_ALLOW_UNTRUSTED }, \
+	{ "partial", no_argument, NULL, CHAIN_OPT_PARTIAL }
 
 #define CHAIN_EXIT_CODES                                                     \
 	"exit status: the target's own; 128+N if it was killed by signal N;\n" \
@@ -52,6 +54,8 @@ struct chain {
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
+	int partial;		/* --partial: the other steps' directives
+				 * are applied elsewhere */
 };
 
 void chain_init(struct chain *c, const char *usage);
@@ -73,6 +77,14 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
  * ignores that one. 0 or -1. */
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);
+
+/* A -D value that is an absolute path to something that exists is the
+ * caller's own choice of file: replaced by its real path (symlinks
+ * resolved once, here, before any sandbox exists), so that
+ * `-D WORKSPACE=$PWD` works from a directory reached through a symlink.
+ * Symlinks met while the sandbox is built are still refused. Called by
+ * chain_load_plan before it parses a policy; pysbx policy does the same. */
+void chain_resolve_vars(struct vars *v);
 
 /* Check that fd, given with option opt ("--report-fd", "--status-fd"),
  * is open for writing, and make it close-on-exec. 0, or -1 (code 100;
@@ -102,6 +114,17 @@ int chain_step_after(const char *stage, const char *argv0);
  * ("-p", "--plan-fd", ...)? */
 int chain_takes_value(const char *opt);
 
+/* Run alone (-p, no --plan-fd) with a target, a step refuses a policy
+ * that has directives for a step that neither it nor a pysbx step in
+ * c->next applies (100, naming the first directive of each and pointing
+ * at pysbx run), unless --partial was given. 0 or -1. */
+int chain_check_applied(struct diag *d, const struct chain *c,
+			const struct plan *p);
+
+/* Is the step whose diag stage is want ("exec") among the pysbx steps
+ * next runs in turn after stage (see chain_seccomp_follows)? */
+int chain_step_follows(const char *stage, char **next, const char *want);
+
 /* Will pysbx-seccomp read the plan: is it among the pysbx steps next runs
  * in turn after stage (each the program after the previous one's options
  * and "--", each after the one before in the canonical chain)? A step
@@ -118,6 +141,13 @@ int chain_seccomp_follows(const char *stage, char **next);
  * PATH (default /usr/local/bin:/usr/bin:/bin). Returns only on failure:
  * 127 not found, 126 not executable (recorded in d). */
 int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
+
+/* execve of the existing file path failed with ENOENT: find out whether
+ * its ELF (PT_INTERP) or #! interpreter is missing (or a #! line ends in
+ * CR) and record that in d (127) with the policy line to add as a hint.
+ * depth: 0 (it follows an interpreter's own interpreter a few levels).
+ * 0 when explained, -1 when not (d untouched). */
+int chain_explain_enoent(struct diag *d, const char *path, int depth);
 
 /* execve file with argv and envp, searching envp's PATH (default
  * /usr/local/bin:/usr/bin:/bin) when file has no '/'. Allocates nothing

@@ -125,6 +125,7 @@ int front_policy(struct diag *d, int argc, char **argv)
 		diag_fail(d, EXIT_SYSCALL, 12, "unable to allocate the plan");
 		diag_exit(d);
 	}
+	chain_resolve_vars(&v);
 	r = policy_parse_file(&p, file, &v, PARSE_NO_SCRATCH, &e);
 	perr_print(&e, "pysbx", file);
 	if (r < 0) {

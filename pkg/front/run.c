@@ -30,7 +30,8 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 		/* chain_opt's own failure is already in d (code 100). It
 		 * was once copied onto itself (vsnprintf of d->msg into
 		 * d->msg), which printed an empty "pysbx: fatal: ". */
-		if (opt == CHAIN_OPT_PLAN_FD || opt == CHAIN_OPT_REPORT_FD)
+		if (opt == CHAIN_OPT_PLAN_FD || opt == CHAIN_OPT_REPORT_FD ||
+		    opt == CHAIN_OPT_PARTIAL)
 			r = 0;	/* the chain's own: never from a caller */
 		else
 			r = chain_opt(d, c, opt, optarg);

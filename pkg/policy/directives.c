@@ -479,6 +479,63 @@ static void d_protect(struct ctx *c, const struct pos *pos, struct tok *t,
 	op->inodes = depth;
 }
 
+size_t policy_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[32], i, j;
+
+	if (la >= 31 || lb >= 31)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/* The name of a table a mistyped word is nearest to (at most two edits,
+ * fewer than its length), or NULL. at(i) gives the i-th name, NULL past
+ * the end. */
+static const char *nearest(const char *word, const char *(*at)(size_t))
+{
+	const char *best = NULL, *name;
+	size_t bestd = 3;
+
+	for (size_t i = 0; (name = at(i)); i++) {
+		size_t d = policy_distance(word, name);
+
+		if (d < bestd) {
+			bestd = d;
+			best = name;
+		}
+	}
+	return best && bestd < strlen(word) ? best : NULL;
+}
+
+/* " (did you mean 'X'?)" for nearest()'s answer, or "". */
+static const char *did_you_mean(char *buf, size_t len, const char *word,
+				const char *(*at)(size_t), const char *prefix)
+{
+	const char *n = nearest(word, at);
+
+	if (!n)
+		return "";
+	snprintf(buf, len, " (did you mean '%s%s'?)", prefix, n);
+	return buf;
+}
+
 static const struct {
 	const char *name;
 	unsigned bit;
@@ -487,6 +544,21 @@ static const struct {
 	{ "ipc", NS_IPC },   { "uts", NS_UTS },	    { "net", NS_NET },
 	{ "cgroup", NS_CGROUP },
 };
+
+static unsigned ns_bit(const char *name)
+{
+	for (size_t i = 0; i < sizeof(nsnames) / sizeof(nsnames[0]); i++)
+		if (!strcmp(nsnames[i].name, name))
+			return nsnames[i].bit;
+	return 0;
+}
+
+static const char *ns_at(size_t i)
+{
+	if (i < sizeof(nsnames) / sizeof(nsnames[0]))
+		return nsnames[i].name;
+	return i == sizeof(nsnames) / sizeof(nsnames[0]) ? "all" : NULL;
+}
 
 const char *ns_name(unsigned bit)
 {
@@ -521,9 +593,14 @@ static void d_unshare(struct ctx *c, const struct pos *pos, struct tok *t,
 			if (!strcmp(nsnames[j].name, t[i].s))
 				break;
 		if (j == sizeof(nsnames) / sizeof(nsnames[0])) {
+			char dym[80];
+			const char *m = did_you_mean(dym, sizeof(dym), t[i].s,
+						     ns_at, "");
+
 			perr_at(c, pos, t[i].col,
-				"unknown namespace '%s' (use user, mount, pid, "
-				"ipc, uts, net, cgroup or all)", t[i].s);
+				"unknown namespace '%s'%s (use user, mount, "
+				"pid, ipc, uts, net, cgroup or all)", t[i].s,
+				m);
 			continue;
 		}
 		c->p->ns |= nsnames[j].bit;
@@ -773,6 +850,11 @@ static const struct {
 #define NRLIMITS (sizeof(rlimits) / sizeof(rlimits[0]))
 _Static_assert(NRLIMITS <= PLAN_MAX_RL, "plan.rl holds one of each");
 
+static const char *rl_at(size_t i)
+{
+	return i < NRLIMITS ? rlimits[i].name : NULL;
+}
+
 const char *rlimit_name(int resource)
 {
 	for (size_t i = 0; i < NRLIMITS; i++)
@@ -837,6 +919,42 @@ static int rl_value(struct ctx *c, const struct pos *pos, const struct tok *t,
 	return 0;
 }
 
+/* The chain's own steps after pysbx-exec (pysbx-seccomp, which compiles
+ * and loads the filter) run under the limits before the target does: a
+ * limit below what they need could never run anything. Measured on
+ * x86_64: 512K of address space and 16K of stack suffice; the floors
+ * leave a margin. A target that needs more fails in its own way. */
+static int rl_floor(struct ctx *c, const struct pos *pos,
+		    const struct tok *t, const struct rlimit_op *rl)
+{
+	uint64_t floor, v;
+	const char *fs;
+
+	switch (rl->resource) {
+	case RLIMIT_AS:
+	case RLIMIT_DATA:
+		floor = (uint64_t)1 << 20;
+		fs = "1M";
+		break;
+	case RLIMIT_STACK:
+		floor = (uint64_t)32 << 10;
+		fs = "32K";
+		break;
+	default:
+		return 0;
+	}
+	if ((rl->flags & RL_SOFT_HARD) && (rl->flags & RL_KEEP_HARD))
+		return 0;
+	v = rl->flags & RL_SOFT_HARD ? rl->hard : rl->soft;
+	if (v >= floor)
+		return 0;
+	perr_at(c, pos, t[2].col,
+		"limit %s %s is below %s, what pysbx's own last step needs to "
+		"start the target under it", t[1].s,
+		rl->flags & RL_SOFT_HARD ? t[3].s : t[2].s, fs);
+	return -1;
+}
+
 static void d_limit(struct ctx *c, const struct pos *pos, struct tok *t,
 		    int n)
 {
@@ -847,10 +965,14 @@ static void d_limit(struct ctx *c, const struct pos *pos, struct tok *t,
 		if (!strcmp(rlimits[i].name, t[1].s))
 			break;
 	if (i == NRLIMITS) {
+		char dym[80];
+		const char *m = did_you_mean(dym, sizeof(dym), t[1].s, rl_at,
+					     "");
+
 		perr_at(c, pos, t[1].col,
-			"unknown limit '%s' (use as, core, cpu, data, fsize, "
+			"unknown limit '%s'%s (use as, core, cpu, data, fsize, "
 			"locks, memlock, msgqueue, nice, nofile, nproc, rss, "
-			"rtprio, rttime, sigpending or stack)", t[1].s);
+			"rtprio, rttime, sigpending or stack)", t[1].s, m);
 		return;
 	}
 	if (c->have_rl[rlimits[i].resource]) {
@@ -885,8 +1007,18 @@ static void d_limit(struct ctx *c, const struct pos *pos, struct tok *t,
 			t[3].s);
 		return;
 	}
+	if (rl_floor(c, pos, t, rl))
+		return;
 	c->have_rl[rl->resource] = 1;
 	c->p->nrl++;
+}
+
+static const char *action_at(size_t i)
+{
+	static const char *const a[] = { "allow", "deny", "kill", "log",
+					 "trap", "default", "audit" };
+
+	return i < sizeof(a) / sizeof(a[0]) ? a[i] : NULL;
 }
 
 static int sc_action(struct ctx *c, const struct pos *pos, const struct tok *t,
@@ -914,10 +1046,14 @@ static int sc_action(struct ctx *c, const struct pos *pos, const struct tok *t,
 	} else if (!strcmp(t->s, "trap")) {
 		*act = SC_TRAP;
 	} else {
+		char dym[80];
+		const char *m = did_you_mean(dym, sizeof(dym), t->s,
+					     action_at, "");
+
 		perr_at(c, pos, t->col,
-			"unknown seccomp action '%s' (use allow, deny, "
+			"unknown seccomp action '%s'%s (use allow, deny, "
 			"errno=NAME, kill, log or trap; or default, audit)",
-			t->s);
+			t->s, m);
 		return -1;
 	}
 	return 0;
@@ -977,6 +1113,18 @@ bad:
 	return -1;
 }
 
+static const char *syscall_at(size_t i)
+{
+	int nr;
+
+	return sc_syscall_at(0, i, &nr);
+}
+
+static const char *preset_at(size_t i)
+{
+	return sc_presets[i].name;
+}
+
 int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 	    const char *name, struct tok *cond, int ncond, enum sc_action act,
 	    int err)
@@ -988,7 +1136,10 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 	int nr;
 
 	if (sc_syscall_resolve(name, &nr)) {
-		perr_at(c, pos, col, "unknown syscall '%s'", name);
+		char dym[80];
+
+		perr_at(c, pos, col, "unknown syscall '%s'%s", name,
+			did_you_mean(dym, sizeof(dym), name, syscall_at, ""));
 		return -1;
 	}
 	if (ncond > SC_MAX_COND) {
@@ -1139,8 +1290,12 @@ static void d_seccomp(struct ctx *c, const struct pos *pos, struct tok *t,
 		}
 		pr = sc_preset_find(t[i].s + 1);
 		if (!pr) {
-			perr_at(c, pos, t[i].col, "unknown preset '%s' (see "
-				"docs/POLICY.md for the list)", t[i].s);
+			char dym[80];
+
+			perr_at(c, pos, t[i].col, "unknown preset '%s'%s (see "
+				"docs/POLICY.md for the list)", t[i].s,
+				did_you_mean(dym, sizeof(dym), t[i].s + 1,
+					     preset_at, "@"));
 			continue;
 		}
 		for (const char *const *it = pr->items; *it; it++)
@@ -1258,32 +1413,6 @@ static const struct {
 };
 #define NDIRECTIVES (sizeof(table) / sizeof(table[0]))
 
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[32], i, j;
-
-	if (la >= 31 || lb >= 31)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 {
 	size_t i, best = 0, bestd = 99;
@@ -1293,9 +1422,15 @@ void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 		if (table[i].name[0] == t[0].s[0] &&
 		    !strcmp(table[i].name, t[0].s))
 			break;
+	if (i == NDIRECTIVES && (ns_bit(t[0].s) || rlimit_by_name(t[0].s) >= 0)) {
+		perr_at(c, pos, t[0].col,
+			"unknown directive '%s' (did you mean '%s %s'?)",
+			t[0].s, ns_bit(t[0].s) ? "unshare" : "limit", t[0].s);
+		return;
+	}
 	if (i == NDIRECTIVES) {
 		for (size_t j = 0; j < NDIRECTIVES; j++) {
-			size_t d = distance(t[0].s, table[j].name);
+			size_t d = policy_distance(t[0].s, table[j].name);
 
 			if (d < bestd) {
 				bestd = d;

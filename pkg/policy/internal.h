@@ -40,11 +40,18 @@ struct ctx {
 	dev_t dev[PLAN_MAX_INCLUDE_DEPTH + 1];
 	ino_t ino[PLAN_MAX_INCLUDE_DEPTH + 1];
 	struct pos scratch_use;		/* first ${SCRATCH}, line 0 if none */
+	const char *refs[PLAN_MAX_VARS]; /* names of the ${...} met */
+	size_t nrefs;
+	int refs_lost;			/* more than refs holds */
 	int have_rl[64];		/* limit seen, by resource */
 	/* Syscall numbers below 1024 that have an unconditional rule: a
 	 * new one is searched for a contradiction only then (sc_item). */
 	uint64_t uncond[1024 / 64];
 };
+
+/* Edit distance of two short words (99 past 30 bytes), for
+ * did-you-mean. */
+size_t policy_distance(const char *a, const char *b);
 
 #define SCRATCH_PLACEHOLDER "/.pysbx-scratch-not-yet-created"
 

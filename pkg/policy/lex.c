@@ -23,8 +23,14 @@ static void record(struct ctx *c, const struct pos *pos, unsigned col,
 	if (e->n >= PLAN_MAX_ERRORS)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	snprintf(e->msg[e->n++], sizeof(e->msg[0]), "%s:%u:%u: %s: %s",
-		 pos->file, pos->line, col, kind, msg);
+	/* Line 0: about the file as a whole (or the command line), never
+	 * "FILE:0:0". */
+	if (!pos->line)
+		snprintf(e->msg[e->n++], sizeof(e->msg[0]), "%s: %s: %s",
+			 pos->file, kind, msg);
+	else
+		snprintf(e->msg[e->n++], sizeof(e->msg[0]), "%s:%u:%u: %s: %s",
+			 pos->file, pos->line, col, kind, msg);
 }
 
 void perr_at(struct ctx *c, const struct pos *pos, unsigned col,
@@ -56,6 +62,20 @@ static const char *var_lookup(const struct vars *v, const char *name,
 		if (strlen(v->name[i]) == n && !memcmp(v->name[i], name, n))
 			return v->value[i];
 	return NULL;
+}
+
+/* Every variable name the policy refers to, for the check that each -D
+ * is used (parse.c) and its did-you-mean. */
+static void note_use(struct ctx *c, const char *name, size_t n)
+{
+	for (size_t i = 0; i < c->nrefs; i++)
+		if (strlen(c->refs[i]) == n && !memcmp(c->refs[i], name, n))
+			return;
+	if (c->nrefs < PLAN_MAX_VARS &&
+	    (c->refs[c->nrefs] = arena_strndup(c->a, name, n)))
+		c->nrefs++;
+	else
+		c->refs_lost = 1;
 }
 
 static int is_name_char(char ch, int first)
@@ -123,6 +143,7 @@ static int expand(struct ctx *c, const struct pos *pos, const char *line,
 			"variables are not allowed in a resolved plan");
 		return -1;
 	}
+	note_use(c, line + start + 2, name_end - start - 2);
 	val = var_lookup(c->v, line + start + 2, name_end - start - 2);
 	if (!val && name_end - start - 2 == 7 &&
 	    !memcmp(line + start + 2, "SCRATCH", 7)) {

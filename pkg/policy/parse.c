@@ -406,10 +406,17 @@ static void plan_reserve(struct ctx *c, const char *buf, size_t len)
 		c->p->cap_sc = n;
 }
 
+static const char *builtin_home;
+
+void policy_builtin_home(const char *home)
+{
+	builtin_home = home;
+}
+
 static void builtins(struct vars *all, const struct vars *v)
 {
 	static char uid[24], gid[24], pwhome[PLAN_MAX_PATH + 1];
-	const char *home = getenv("HOME");
+	const char *home = builtin_home ? builtin_home : getenv("HOME");
 	struct passwd *pw;
 
 	snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
@@ -433,9 +440,47 @@ static void builtins(struct vars *all, const struct vars *v)
 		vars_set(all, v->name[i], v->value[i]);
 }
 
+/* A -D the policy never refers to is a mistake (-D TIMOUT=1s would
+ * otherwise run without the timeout): an error, with the nearest name
+ * the policy does use. SCRATCH is the guard's own. */
+static void unused_vars(struct ctx *c, const char *name,
+			const struct vars *caller)
+{
+	struct pos at = { name, 0, 0 };
+
+	if (c->refs_lost || !caller)
+		return;
+	for (size_t i = 0; i < caller->n; i++) {
+		const char *best = NULL;
+		size_t k, bestd = 3;
+
+		if (!strcmp(caller->name[i], "SCRATCH"))
+			continue;
+		for (k = 0; k < c->nrefs; k++) {
+			size_t d = policy_distance(caller->name[i], c->refs[k]);
+
+			if (!d)
+				break;
+			if (d < bestd) {
+				bestd = d;
+				best = c->refs[k];
+			}
+		}
+		if (k < c->nrefs)
+			continue;
+		if (best && bestd < strlen(caller->name[i]))
+			perr_at(c, &at, 0, "-D %s is not used by the policy "
+				"(did you mean -D %s?)", caller->name[i],
+				best);
+		else
+			perr_at(c, &at, 0, "-D %s is not used by the policy",
+				caller->name[i]);
+	}
+}
+
 static int parse_pass(struct plan *p, const char *name, const char *buf,
 		      size_t len, const struct vars *v, unsigned flags,
-		      struct perr *e)
+		      struct perr *e, const struct vars *caller)
 {
 	struct ctx c;
 	int r;
@@ -476,6 +521,8 @@ static int parse_pass(struct plan *p, const char *name, const char *buf,
 		}
 		if (!e->total)
 			plan_validate(&c);
+		if (!e->total)
+			unused_vars(&c, p->top.file, caller);
 	}
 	return e->total ? -1 : 0;
 }
@@ -490,7 +537,7 @@ static int parse_common(struct plan *p, const char *name, const char *buf,
 	/* Only the counters: the 10 KiB of messages are written on use. */
 	e->n = e->total = e->warnings = 0;
 	builtins(&all, v);
-	r = parse_pass(p, name, buf, len, &all, flags, e);
+	r = parse_pass(p, name, buf, len, &all, flags, e, v);
 	if (r == 1) {
 		/* scratch adopt DIR: ${SCRATCH} is DIR; copy it out of the
 		 * arena before the plan is reset for the second pass. */
@@ -509,7 +556,7 @@ static int parse_common(struct plan *p, const char *name, const char *buf,
 				 "${SCRATCH}", name);
 			return -1;
 		}
-		r = parse_pass(p, name, buf, len, &all, flags, e);
+		r = parse_pass(p, name, buf, len, &all, flags, e, v);
 		free(dir);
 		/* strings were copied into the arena by the lexer */
 	}

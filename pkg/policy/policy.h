@@ -220,6 +220,11 @@ int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen);
 /* Add or replace a variable (used for built-ins such as SCRATCH). */
 int vars_set(struct vars *v, const char *name, const char *value);
 
+/* Where the built-in ${HOME} comes from when the environment is no longer
+ * the caller's (pysbx-mount moves it off the stack first): the caller's
+ * HOME value, or NULL for getenv("HOME"). */
+void policy_builtin_home(const char *home);
+
 /* Parse the policy at path (with its includes) into p, which plan_init
  * prepared. Every error is recorded in e, positioned; returns 0 when e has
  * no error, else -1. Built-ins UID, GID (the caller's real ids) and HOME

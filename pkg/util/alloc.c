@@ -45,6 +45,7 @@ void alloc_prefault(size_t bytes)
 #define MIN_SHIFT 4	/* smallest class: 16 bytes */
 #define NCLASS	 48
 #define REGION	 ((size_t)64 << 20)	/* reserved, faulted on use */
+#define MIN_REGION ((size_t)64 << 10)	/* the smallest under a low limit */
 #define KEEP	 NCLASS	/* class of an over-aligned block: never reused */
 
 /* The header keeps user blocks 16-aligned. */
@@ -130,10 +131,24 @@ static struct block *carve(size_t total)
 	if ((size_t)(end - cur) < total) {
 		size_t len = total > REGION ? total : REGION;
 
-		p = mmap(region_hint(), len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED)
-			return NULL;
+		/* RLIMIT_AS and RLIMIT_DATA count a reservation even when
+		 * it is never touched: under `limit as 16M` the chain's
+		 * steps still run, on smaller regions (down to the block,
+		 * rounded up to 64 KiB). */
+		for (;;) {
+			p = mmap(region_hint(), len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+			if (p != MAP_FAILED)
+				break;
+			if (errno != ENOMEM || len / 2 < total ||
+			    len <= MIN_REGION)
+				return NULL;
+			len = len / 2 > MIN_REGION ? len / 2 : MIN_REGION;
+			if (len < total)
+				len = (total + MIN_REGION - 1) &
+				      ~(MIN_REGION - 1);
+		}
 		cur = ready = p;
 		end = p + len;
 	}

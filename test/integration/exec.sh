@@ -105,7 +105,7 @@ if [[ $(id -u) == 0 ]]; then
 fi
 
 # ============================================================ unprivileged
-echo "1..68"
+echo "1..69"
 
 # --- rlimits ----------------------------------------------------------------
 # name, label in /proc/self/limits, soft, hard (clamped to the caller's hard)
@@ -291,8 +291,12 @@ same "a missing chdir fails with 111 before the target runs" "111 " "$rc $(out)"
 has "... naming the path and the position" \
 	"pysbx-exec: fatal: $p:2:1: unable to change directory to $T/nowhere: No such file or directory" "$T/err"
 
+# The caller's bounding set stays (a normal user cannot empty it, and with
+# every other set empty and no_new_privs no execve can gain from it).
+bnd=$(awk '/^CapBnd/ { print $2 }' /proc/self/status)
 run "$EXEC" -- "$PROBE" status
-same "every capability set is empty" "$nocaps" "$(grep ^Cap "$T/out")"
+same "every capability set is empty (the bounding set is the caller's)" \
+	"${nocaps/CapBnd:	0000000000000000/CapBnd:	$bnd}" "$(grep ^Cap "$T/out")"
 has "no_new_privs is set" $'NoNewPrivs:\t1' "$T/out"
 
 zero=$(printf '%016x' 0)
@@ -352,9 +356,16 @@ if unshare -r true 2>/dev/null; then
 	same "standalone as root of a user namespace: every set is emptied" \
 		"$nocaps" "$(grep ^Cap "$T/out")"
 	has "... and securebits are locked (noroot etc.: 0xef)" "securebits 0xef" "$T/out"
-	run unshare -r "$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" env
-	same "in the chain (--plan-fd) the same capabilities fail closed (111)" \
+	# With a user namespace in the plan, pysbx-mount has emptied every
+	# set: any capability left means it did not, and the chain stops.
+	pu=$(pol chainns 'unshare user' 'env A=1')
+	run unshare -r "$PROBE" seal "$pu" -- "$EXEC" -- "$PROBE" env
+	same "in the chain (--plan-fd, plan with a user namespace) the same capabilities fail closed (111)" \
 		"111 yes" "$rc $(grep -q 'cap_chown is in the effective set' "$T/err" && echo yes)"
+	# Without one, nothing before pysbx-exec dropped them: it does.
+	run unshare -r "$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" status prctl
+	same "in the chain with a plan without namespaces: pysbx-exec empties every set itself" \
+		"$nocaps" "$(grep ^Cap "$T/out")"
 else
-	for _ in 1 2 3; do skip "unshare -r refused: no unprivileged user namespaces here"; done
+	for _ in 1 2 3 4; do skip "unshare -r refused: no unprivileged user namespaces here"; done
 fi

@@ -70,10 +70,10 @@ same "a symlink in the workspace where a mount goes: exit 111, named" \
 	"111|pysbx-mount: fatal: unable to ro-bind /ws/link/x: destination /ws/link is a symlink (at $FIX/redirect.policy:5)" \
 	"$rc|$(head -n1 <<<"$out")"
 ln -s "$T/host" "$T/hostlink"
-out=$("$MNT" -p "$FIX/srclink.policy" -D PROBE="$PROBE" -D LINK="$T/hostlink" "$P" id 2>&1)
+out=$("$MNT" -p "$FIX/srclink.policy" -D PROBE="$PROBE" -D DIR="$T" "$P" id 2>&1)
 rc=$?
 same "a symlinked source: exit 111, named" \
-	"111|pysbx-mount: fatal: unable to ro-bind /src: source $T/hostlink contains a symlink (at $FIX/srclink.policy:3)" \
+	"111|pysbx-mount: fatal: unable to ro-bind /src: source $T/hostlink contains a symlink (at $FIX/srclink.policy:5)" \
 	"$rc|$(head -n1 <<<"$out")"
 out=$("$MNT" -p "$FIX/missing.policy" -D PROBE="$PROBE" "$P" id 2>&1)
 rc=$?
@@ -140,7 +140,7 @@ got=$(sed -n 2p "$T/rep")
 same "a setup failure is reported as a mount-stage error, no target record" \
 	"{\"stage\":\"mount\",\"error\":\"unable to ro-bind /b: source /nonexistent/pysbx-b cannot be opened (at $FIX/missing.policy:4): No such file or directory\",\"errno\":2,\"code\":111}|2" \
 	"$got|$(wc -l <"$T/rep")"
-got=$("$MNT" -p "$FIX/nons.policy" "$PROBE/mount_probe" id 2>&1)
+got=$("$MNT" --partial -p "$FIX/nons.policy" "$PROBE/mount_probe" id 2>&1)
 same "a plan without namespaces only execs the program" \
 	"uid=$(id -u) gid=$(id -g) euid=$(id -u) egid=$(id -g)" "$got"
 

@@ -130,7 +130,7 @@ static void rejections(void)
 	REJECT("limit nofile 10 5\n",
 	       "t.policy:1:14: error: soft limit 10 is above the hard limit 5");
 	REJECT("limit nofle 1\n",
-	       "t.policy:1:7: error: unknown limit 'nofle' (use as, core, cpu, "
+	       "t.policy:1:7: error: unknown limit 'nofle' (did you mean 'nofile'?) (use as, core, cpu, "
 	       "data, fsize, locks, memlock, msgqueue, nice, nofile, nproc, "
 	       "rss, rtprio, rttime, sigpending or stack)");
 	REJECT("limit nofile 1\nlimit nofile 2\n",
@@ -144,7 +144,7 @@ static void rejections(void)
 	REJECT("timeout 30\n",
 	       "t.policy:1:9: error: timeout '30' needs a unit (ms, s, m or h)");
 	REJECT("seccomp deny sockett\n",
-	       "t.policy:1:14: error: unknown syscall 'sockett'");
+	       "t.policy:1:14: error: unknown syscall 'sockett' (did you mean 'socket'?)");
 	REJECT("seccomp deny @nope\n",
 	       "t.policy:1:14: error: unknown preset '@nope' (see "
 	       "docs/POLICY.md for the list)");
@@ -175,7 +175,7 @@ static void rejections(void)
 	REJECT("ro-bind /usr /usr\n",
 	       "t.policy:1:1: error: 'ro-bind' needs 'unshare mount'");
 	REJECT("unshare net\nunshare pids\n",
-	       "t.policy:2:9: error: unknown namespace 'pids' (use user, mount, "
+	       "t.policy:2:9: error: unknown namespace 'pids' (did you mean 'pid'?) (use user, mount, "
 	       "pid, ipc, uts, net, cgroup or all)");
 	REJECT("chdir /x\numask 0999\n",
 	       "t.policy:2:7: error: umask '0999' is not an octal mode up to "
@@ -241,7 +241,7 @@ static void all_errors(void)
 	plan_init(&p);
 	policy_parse_buf(&p, "t.policy", text, sizeof(text) - 1, NULL, 0, &e);
 	is_int((long long)e.total, 3, "three mistakes, three errors");
-	is_str(e.msg[2], "t.policy:4:14: error: unknown syscall 'sockett'",
+	is_str(e.msg[2], "t.policy:4:14: error: unknown syscall 'sockett' (did you mean 'socket'?)",
 	       "the third error is positioned");
 	plan_free(&p);
 }

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# A newcomer's path: README's examples work as printed, a policy that
+# asks for little gets exactly that, and a failure names its real cause.
+set -u
+B=$PYSBX_BIN
+P=$PYSBX_POLICIES
+R=$PYSBX_ROOT
+T=$(mktemp -d "$HOME/newcomer.XXXXXX") || exit 111
+trap 'rm -rf "$T"' EXIT
+. "${PYSBX_TESTDIR:?}/lib.sh"
+
+# run: stdout to $T/out, stderr to $T/err, exit status to $rc
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+err() { cat "$T/err"; }
+# pol NAME LINE...: write policy NAME (mode 0644)
+pol() {
+	local f=$T/$1.policy
+	shift
+	printf '%s\n' "$@" >"$f"
+	chmod 0644 "$f"
+	echo "$f"
+}
+
+
+# --- (a) a policy without `unshare` ------------------------------------
+# No namespace is made: the target runs on the host's view with the
+# chain's process state. The caller's bounding set stays (a normal user
+# cannot empty it; no_new_privs makes it unreachable), every other set is
+# empty.
+p=$(pol empty)
+: >"$p"
+run "$B/pysbx" run -p "$p" -- /bin/sh -c 'exit 7'
+is "$rc:$(err)" "7:" "an empty policy runs the target (its exit code, no message)"
+p=$(pol timeout 'timeout 30s')
+run "$B/pysbx" run -p "$p" -- /bin/sh -c 'grep -e ^CapEff -e ^CapPrm -e ^NoNewPrivs /proc/self/status'
+same "a timeout-only policy runs the target without privileges" \
+	"$(printf 'CapPrm:\t%016x\nCapEff:\t%016x\nNoNewPrivs:\t1' 0 0):" "$(cat "$T/out"):$(err)"
+run "$B/pysbx" policy check "$p"
+is "$rc" 0 "... and policy check agrees"
+
+# --- (b) the README's own example policy, as printed ---------------------
+# The policy block after "A policy is one directive per line".
+awk '/^A policy is one directive per line/ { on = 1; next }
+     on && /^    / { sub(/^    /, ""); print; got = 1; next }
+     on && got { exit }' "$R/README.md" >"$T/my.policy"
+chmod 0644 "$T/my.policy"
+check "README has an example policy" test -s "$T/my.policy"
+run "$B/pysbx" run -p "$T/my.policy" -D WORKSPACE="$T" -- /bin/sh -c 'echo hello'
+is "$rc:$(cat "$T/out"):$(err)" "0:hello:" "README's example policy runs /bin/sh through pysbx run"
+run "$B/pysbx" policy check "$T/my.policy" -D WORKSPACE="$T"
+is "$rc" 0 "... and policy check accepts it"
+
+# A policy that lacks the interpreter's directory: the message names the
+# interpreter and the line to add, not the file that does exist.
+p=$(pol nolib 'unshare user mount' 'ro-bind /usr /usr' 'symlink usr/bin /bin')
+run "$B/pysbx" run -p "$p" -- /bin/sh -c true
+interp=$(readelf -l /bin/sh 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
+[[ -n $interp ]] || interp=$(awk 'NR==1' <(strings -n 8 /bin/sh | grep '^/lib.*ld-'))
+is "$rc" 127 "a missing ELF interpreter: exit 127"
+grep -qF "its ELF interpreter $interp does not exist in the sandbox" "$T/err"
+okrc $? "... naming the interpreter $interp"
+top=/${interp#/}; top=${top%%/"${top#/*/}"}
+grep -qF "hint: add a line that puts $top in the sandbox: 'symlink usr$top $top'" "$T/err"
+okrc $? "... and the line to add"
+
+printf '#!/opt/no-such/python3\nprint(1)\n' >"$T/tool.py"
+chmod 0755 "$T/tool.py"
+run "$B/pysbx-exec" -- "$T/tool.py"
+is "$rc" 127 "a missing #! interpreter: exit 127"
+grep -qF "unable to execute $T/tool.py: its #! interpreter /opt/no-such/python3 does not exist" "$T/err"
+okrc $? "... naming the #! interpreter: $(err)"
+
+printf '#!/bin/sh\r\necho hi\r\n' >"$T/crlf.sh"
+chmod 0755 "$T/crlf.sh"
+run "$B/pysbx-exec" -- "$T/crlf.sh"
+grep -qF "its #! line ends in a carriage return" "$T/err" &&
+	grep -qF "CRLF line ends" "$T/err"
+okrc $? "a #! line with CRLF gets its own message and hint"
+
+# --- (c) low memory limits ------------------------------------------------
+# The chain's own steps run under the limits before the target: a static
+# tool under `limit as 16M` (and data, and the lowest values accepted)
+# runs; lower ones are policy errors, made by check too.
+for l in "as 16M" "data 16M" "as 1M" "data 1M" "stack 32K"; do
+	p=$(pol lim 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" \
+		"limit $l" 'seccomp deny ptrace @keyring')
+	run "$B/pysbx" run -p "$p" -- /probe/bench_true
+	is "$rc:$(err)" "0:" "limit $l: a static tool runs through the whole chain"
+done
+p=$(pol lim 'unshare user mount' 'limit as 512K' 'limit stack 8K')
+run "$B/pysbx" policy check "$p"
+same "limits below what the chain needs are positioned errors" \
+	"100:$p:2:10: error: limit as 512K is below 1M, what pysbx's own last step needs to start the target under it
+$p:3:13: error: limit stack 8K is below 32K, what pysbx's own last step needs to start the target under it
+pysbx: 2 errors in $p; nothing was started" "$rc:$(err)"
+
+# --- (k) did-you-mean for every kind of name -----------------------------
+p=$(pol dym 'pid' 'unshare pdi' 'limit nofil 3' 'seccomp dney ptrace' \
+	'seccomp deny ptrac @netwrok')
+run "$B/pysbx" policy check "$p"
+same "a mistyped name of any kind gets a did-you-mean" \
+	"100:$p:1:1: error: unknown directive 'pid' (did you mean 'unshare pid'?)
+$p:2:9: error: unknown namespace 'pdi' (did you mean 'pid'?) (use user, mount, pid, ipc, uts, net, cgroup or all)
+$p:3:7: error: unknown limit 'nofil' (did you mean 'nofile'?) (use as, core, cpu, data, fsize, locks, memlock, msgqueue, nice, nofile, nproc, rss, rtprio, rttime, sigpending or stack)
+$p:4:9: error: unknown seccomp action 'dney' (did you mean 'deny'?) (use allow, deny, errno=NAME, kill, log or trap; or default, audit)
+$p:5:14: error: unknown syscall 'ptrac' (did you mean 'ptrace'?)
+$p:5:20: error: unknown preset '@netwrok' (did you mean '@network'?) (see docs/POLICY.md for the list)
+pysbx: 6 errors in $p; nothing was started" "$rc:$(err)"
+
+# --- (g) a step alone never silently applies only its part ----------------
+full=$(pol full 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" 'limit nofile 64' \
+	'seccomp deny ptrace' 'timeout 30s')
+for s in clean mount exec seccomp; do
+	run "$B/pysbx-$s" -p "$full" -- /bin/sh -c 'echo RAN'
+	[[ $rc == 100 && ! -s $T/out ]] &&
+		grep -qF "pysbx-$s: fatal: refusing policy $full: it has directives pysbx-$s does not apply and no later step of the chain would:" "$T/err" &&
+		grep -qF "pysbx-$s: hint: run the whole chain with 'pysbx run -p $full', or pass --partial if the rest is applied elsewhere" "$T/err"
+	okrc $? "pysbx-$s alone with a whole policy refuses (100), naming what it would skip"
+done
+run "$B/pysbx-exec" -p "$full" -- /bin/sh -c 'echo RAN'
+same "... each skipped directive named with its line and step" \
+	"pysbx-exec: fatal: refusing policy $full: it has directives pysbx-exec does not apply and no later step of the chain would: 'timeout' ($full:5, pysbx-clean's), 'unshare' ($full:1, pysbx-mount's), 'seccomp' ($full:4, pysbx-seccomp's)" \
+	"$(head -n 1 "$T/err")"
+run "$B/pysbx-exec" --partial -p "$full" -- /bin/sh -c 'ulimit -n'
+is "$rc:$(cat "$T/out")" "0:64" "--partial: the step applies its part only, as asked"
+run "$B/pysbx-clean" -p "$full" -- "$B/pysbx-mount" -- "$B/pysbx-exec" -- \
+	"$B/pysbx-seccomp" -- /probe/bench_true
+is "$rc:$(err)" "0:" "the whole chain spelled out by hand is accepted"
+p=$(pol execonly 'limit nofile 64' 'env A=1')
+run "$B/pysbx-exec" -p "$p" -- /bin/sh -c 'echo $A'
+is "$rc:$(cat "$T/out")" "0:1" "a policy of one step's directives runs alone"
+run "$B/pysbx" run --partial -p "$full" -- /usr/bin/true
+is "$rc" 100 "pysbx run does not take --partial"
+
+# --- README's sandboxed python, from a directory reached by a symlink -----
+mkdir -p "$T/real/proj"
+echo data >"$T/real/proj/f"
+ln -s real/proj "$T/link"
+out=$(cd "$R" && build/bin/pysbx run -p policies/python.policy -D WORKSPACE="$R" -- \
+	/usr/bin/python3 -I -S -c 'print(42)' 2>&1)
+is "$?:$out" "0:42" "README's sandboxed python3 runs as printed"
+out=$(cd "$T/link" && "$B/pysbx" run -p "$P/python.policy" -D WORKSPACE="$PWD" -- \
+	/bin/cat /workspace/f 2>&1)
+is "$?:$out" "0:data" "-D WORKSPACE=\$PWD through a symlinked directory: resolved once by the caller"
+out=$(cd "$T/link" && "$B/pysbx" policy show "$P/python.policy" -D WORKSPACE="$PWD" 2>&1)
+[[ $out == *"ro-bind $T/real/proj /workspace"* ]]
+okrc $? "... and policy show shows the real path"
+p=$(pol symsrc 'unshare user mount' "ro-bind $T/link /w")
+run "$B/pysbx" run -p "$p" -- /bin/true
+[[ $rc == 111 ]] && grep -qF "source $T/link contains a symlink" "$T/err"
+okrc $? "a symlink written in the policy itself is still refused while building"
+
+# --- (h) -D and built-ins ---------------------------------------------------
+p=$(pol timeoutvar 'timeout ${TIMEOUT:-none}')
+run "$B/pysbx" run -p "$p" -D TIMOUT=1s -- /bin/sh -c 'echo RAN'
+same "a mistyped -D is an error with did-you-mean, nothing runs" \
+	"100::$p: error: -D TIMOUT is not used by the policy (did you mean -D TIMEOUT?)" \
+	"$rc:$(cat "$T/out"):$(head -n 1 "$T/err")"
+run "$B/pysbx" policy check "$p" -D TIMOUT=1s
+is "$rc:$(head -n 1 "$T/err")" "100:$p: error: -D TIMOUT is not used by the policy (did you mean -D TIMEOUT?)" \
+	"... and policy check says the same"
+p=$(pol home 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" 'file /h "${HOME}"')
+run env HOME=/home/someone "$B/pysbx-mount" -p "$p" -- /probe/exec_probe cat /h
+[[ $rc != 0 ]] && run env HOME=/home/someone "$B/pysbx-mount" -p "$p" -- /probe/mount_probe cat /h
+is "$rc:$(cat "$T/out")" "0:/home/someone" "standalone pysbx-mount defines \${HOME} from the caller's environment"
+
+# Debian's /usr/lib64/ld-linux-x86-64.so.2 is a link into /lib: a policy
+# that binds /lib64 only is told about /lib.
+if [[ -n $interp && -L /usr$interp ]] && [[ $(readlink "/usr$interp") == /lib/* ]]; then
+	p=$(pol nolib2 'unshare user mount' 'ro-bind /usr /usr' 'symlink usr/bin /bin' "symlink usr$top $top")
+	run "$B/pysbx" run -p "$p" -- /bin/sh -c true
+	grep -qF "its ELF interpreter $interp is a symlink to $(readlink "/usr$interp"), which does not exist in the sandbox" "$T/err" &&
+		grep -qF "hint: add a line that puts /lib in the sandbox: 'symlink usr/lib /lib'" "$T/err"
+	okrc $? "an interpreter that is a dangling link inside: the link's end and its line are named"
+else
+	skip "the ELF interpreter is not a link into /lib here"
+fi
+echo "1..$n"
