@@ -11,7 +11,7 @@
 #include "front/front.h"
 
 #define USAGE                                                                \
-	"pysbx run -p POLICY [-D NAME=VALUE]... [--] PROG [ARG]...\n"        \
+	FRONT_RUN_USAGE "\n"                                                \
 	"       pysbx policy check|show POLICY [-D NAME=VALUE]...\n"         \
 	"       pysbx check [--json]\n"                                               \
 	"       pysbx --help | --version\n"

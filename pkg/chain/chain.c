@@ -117,6 +117,19 @@ int chain_output_fd(struct diag *d, int fd, const char *opt)
 	return 0;
 }
 
+int chain_scratch_var(struct diag *d, const struct vars *v,
+		      enum scratch_mode mode)
+{
+	if (mode != SCRATCH_CREATE)
+		return 0;
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->name[i], "SCRATCH"))
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "-D SCRATCH=...: SCRATCH is the "
+					 "directory the guard creates");
+	return 0;
+}
+
 void chain_resolve_vars(struct vars *v)
 {
 	for (size_t i = 0; i < v->n; i++) {

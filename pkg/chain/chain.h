@@ -56,6 +56,10 @@ struct chain {
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
 	int partial;		/* --partial: the other steps' directives
 				 * are applied elsewhere */
+	/* pysbx run: the guard's own options as given (--timeout 5s ...),
+	 * passed on to it word by word */
+	const char *guard_words[12];
+	unsigned nguard_words;
 };
 
 void chain_init(struct chain *c, const char *usage);
@@ -85,6 +89,12 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
  * Symlinks met while the sandbox is built are still refused. Called by
  * chain_load_plan before it parses a policy; pysbx policy does the same. */
 void chain_resolve_vars(struct vars *v);
+
+/* With `scratch create` (mode), ${SCRATCH} is the guard's to define: a
+ * -D SCRATCH is refused (100). The guard and pysbx policy check both
+ * call this. 0 or -1. */
+int chain_scratch_var(struct diag *d, const struct vars *v,
+		      enum scratch_mode mode);
 
 /* Check that fd, given with option opt ("--report-fd", "--status-fd"),
  * is open for writing, and make it close-on-exec. 0, or -1 (code 100;

@@ -8,7 +8,10 @@
 #include "diag/diag.h"
 
 #define FRONT_RUN_USAGE                                                      \
-	"pysbx run -p POLICY [-D NAME=VALUE]... [--] PROG [ARG]..."
+	"pysbx run -p POLICY [-D NAME=VALUE]... [-t|--timeout DURATION|none]\n" \
+	"          [-k|--kill-after DURATION] [--status-fd N]\n"              \
+	"          [--scratch-parent DIR] [--die-with-parent]\n"              \
+	"          [--allow-untrusted] [--] PROG [ARG]..."
 
 /* pysbx run -p POLICY [-D N=V]... [--] PROG [ARG]...: run the canonical
  * chain with absolute paths to the sibling programs, the guard
@@ -20,16 +23,19 @@ int front_run(struct diag *d, int argc, char **argv);
 /* front_run in pieces, so that they can be fuzzed in-process:
  *
  * front_run_parse: pysbx run's own command line (argv[0] "run") into c,
- * which it chain_init's. Resets getopt first (optind = 0). Only the common
- * options are accepted (-p, -D, --allow-untrusted; --plan-fd/--report-fd
- * are parsed and not passed on); -p is required; the first non-option
+ * which it chain_init's. Resets getopt first (optind = 0). The common
+ * options -p, -D, --allow-untrusted (--plan-fd, --report-fd and --partial
+ * are refused) and the guard's -t/--timeout, -k/--kill-after,
+ * --status-fd, --scratch-parent, --die-with-parent (kept in
+ * c->guard_words, checked by the guard); -p is required; the first non-option
  * word, or the word after "--", starts the target's argv. Nothing is
  * opened, read or written, except that -h and --version print and exit(0)
  * (chain_opt). 0, or -1 with d set (code 100). */
 int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv);
 
 /* The argv of the guard (pysbx-clean, in-process) for c:
- *   DIR/pysbx-clean -p POLICY [--allow-untrusted] [-D NAME=VALUE]...
+ *   DIR/pysbx-clean -p POLICY [--allow-untrusted] [GUARD OPTIONS]
+ *     [-D NAME=VALUE]...
  *     -- DIR/pysbx-mount -- DIR/pysbx-exec -- DIR/pysbx-seccomp -- TARGET...
  * The target's words are c->next's own pointers, copied after a "--" and
  * never parsed here, so none is taken for an option of a step. Pure: only

@@ -11,6 +11,7 @@
 #include "mnt/mnt.h"
 #include "policy/policy.h"
 #include "seccomp/lint.h"
+#include "trust/trust.h"
 
 /* The seccomp lint's warnings, positioned like errors. Returns how many. */
 static size_t lint_print(const struct plan *p)
@@ -80,12 +81,13 @@ int front_policy(struct diag *d, int argc, char **argv)
 	struct plan p;
 	struct perr e;
 	char err[256];
-	int show, strict = 0, r;
+	int show, strict = 0, untrusted = 0, r;
 	size_t nwarn;
 
 	if (argc < 2 || (strcmp(argv[1], "check") && strcmp(argv[1], "show"))) {
 		diag_fail(d, EXIT_USAGE, 0, "usage: pysbx policy check|show "
-			  "POLICY [-D NAME=VALUE]... [--strict]");
+			  "POLICY [-D NAME=VALUE]... [--strict] "
+			  "[--allow-untrusted]");
 		diag_exit(d);
 	}
 	verb = argv[1];
@@ -95,6 +97,10 @@ int front_policy(struct diag *d, int argc, char **argv)
 
 		if (!strcmp(argv[i], "--strict") && !show) {
 			strict = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--allow-untrusted")) {
+			untrusted = 1;
 			continue;
 		}
 		if (!strcmp(argv[i], "-D") && i + 1 < argc)
@@ -132,6 +138,11 @@ int front_policy(struct diag *d, int argc, char **argv)
 		plan_free(&p);
 		return EXIT_USAGE;
 	}
+	/* What run refuses before it starts anything, refused alike: a
+	 * policy others could change, a -D SCRATCH it would not take. */
+	if ((!untrusted && trust_plan(d, &p) < 0) ||
+	    chain_scratch_var(d, &v, p.scratch) < 0)
+		diag_exit(d);
 	if (show) {
 		char *text = plan_show(&p);
 

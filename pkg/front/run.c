@@ -18,15 +18,67 @@ static char *put(char **s, const char *a, char sep, const char *b)
 	return w;
 }
 
+enum { RUN_STATUS_FD = 0x2000, RUN_SCRATCH_PARENT, RUN_DIE_WITH_PARENT };
+
+/* The guard's options pysbx run passes on (bwrap's --json-status-fd,
+ * nsjail's --time_limit): the guard checks their values. */
+static int guard_word(struct diag *d, struct chain *c, int opt,
+		      const char *arg)
+{
+	const char *w;
+
+	switch (opt) {
+	case 't':
+		w = "--timeout";
+		break;
+	case 'k':
+		w = "--kill-after";
+		break;
+	case RUN_STATUS_FD:
+		w = "--status-fd";
+		break;
+	case RUN_SCRATCH_PARENT:
+		w = "--scratch-parent";
+		break;
+	case RUN_DIE_WITH_PARENT:
+		w = "--die-with-parent";
+		break;
+	default:
+		return 0;
+	}
+	for (unsigned i = 0; i < c->nguard_words; i++)
+		if (!strcmp(c->guard_words[i], w))
+			return diag_fail(d, EXIT_USAGE, 0, "%s is given twice",
+					 w);
+	c->guard_words[c->nguard_words++] = w;
+	if (arg)
+		c->guard_words[c->nguard_words++] = arg;
+	return 1;
+}
+
 int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 {
-	static const struct option longopts[] = { CHAIN_LONGOPTS, { 0 } };
+	static const struct option longopts[] = {
+		CHAIN_LONGOPTS,
+		{ "timeout", required_argument, NULL, 't' },
+		{ "kill-after", required_argument, NULL, 'k' },
+		{ "status-fd", required_argument, NULL, RUN_STATUS_FD },
+		{ "scratch-parent", required_argument, NULL,
+		  RUN_SCRATCH_PARENT },
+		{ "die-with-parent", no_argument, NULL, RUN_DIE_WITH_PARENT },
+		{ 0 },
+	};
 	int opt, r;
 
 	chain_init(c, FRONT_RUN_USAGE);
 	optind = 0;	/* a full reset (glibc and musl): starts at argv[1] */
-	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS "t:k:",
+				  longopts, NULL)) != -1) {
+		if ((r = guard_word(d, c, opt, optarg)) != 0) {
+			if (r < 0)
+				return -1;
+			continue;
+		}
 		/* chain_opt's own failure is already in d (code 100). It
 		 * was once copied onto itself (vsnprintf of d->msg into
 		 * d->msg), which printed an empty "pysbx: fatal: ". */
@@ -39,8 +91,9 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 			return -1;
 		if (r == 0)
 			return diag_fail(d, EXIT_USAGE, 0,
-					 "pysbx run takes -p, -D and "
-					 "--allow-untrusted only (usage: %s)",
+					 "pysbx run does not take the chain's "
+					 "own --plan-fd, --report-fd or "
+					 "--partial (usage: %s)",
 					 FRONT_RUN_USAGE);
 	}
 	if (chain_args_done(d, c, argc, argv) < 0)
@@ -66,7 +119,8 @@ int front_run_argv(struct diag *d, const struct chain *c, const char *dir,
 	for (i = 0; i < c->vars.n; i++)
 		len += strlen(c->vars.name[i]) + 1 +
 		       strlen(c->vars.value[i]) + 1;
-	ra->argv = calloc(n + 2 * c->vars.n + 16, sizeof(*ra->argv));
+	ra->argv = calloc(n + 2 * c->vars.n + c->nguard_words + 16,
+			  sizeof(*ra->argv));
 	ra->strs = malloc(len);
 	if (!ra->argv || !ra->strs) {
 		front_run_argv_free(ra);
@@ -78,6 +132,8 @@ int front_run_argv(struct diag *d, const struct chain *c, const char *dir,
 	ra->argv[k++] = (char *)c->policy;
 	if (c->allow_untrusted)
 		ra->argv[k++] = "--allow-untrusted";
+	for (i = 0; i < c->nguard_words; i++)
+		ra->argv[k++] = (char *)c->guard_words[i];
 	for (i = 0; i < c->vars.n; i++) {
 		ra->argv[k++] = "-D";
 		ra->argv[k++] = put(&s, c->vars.name[i], '=',
@@ -133,7 +189,7 @@ int front_run(struct diag *d, int argc, char **argv)
 	if (guard_argv(d, argc, argv, &ra) < 0)
 		return -1;
 	/* The guard's work in this very process: no exec of pysbx-clean.
-	 * Its messages keep the prefix "pysbx-clean:", the stage they come
-	 * from. */
+	 * Its messages are pysbx's, as the user typed it. */
+	guard_prog = "pysbx";
 	return guard_main(ra.argc, ra.argv);
 }

@@ -43,6 +43,11 @@
  * parsed its own options before (pysbx run) can call it in-process. */
 int guard_main(int argc, char **argv);
 
+/* The prefix of guard_main's messages: "pysbx-clean", or "pysbx" when
+ * `pysbx run` runs the guard in its own process (a user who typed pysbx
+ * run reads "pysbx:", as from pysbx policy check). */
+extern const char *guard_prog;
+
 #define GUARD_USAGE                                                         \
 	"pysbx-clean [-p POLICY] [-D NAME=VALUE]... [-t DURATION|none]\n"   \
 	"         [-k DURATION] [--status-fd N] [--die-with-parent]\n"      \
@@ -198,7 +203,20 @@ struct guard_opts {
 	bool chain;		/* the next program is a pysbx step */
 	bool wait_started;	/* it is pysbx-mount: "started" comes later */
 	char first_stage[16];	/* "mount", "exec", ... or "target" */
+	/* from the plan: the syscalls it kills or traps on, for the line
+	 * that explains a SIGSYS (empty: none; "..." when cut) */
+	char killers[192];
 };
+
+/* --- explain.c ------------------------------------------------------- */
+
+/* The syscalls plan p kills or traps on, into o->killers. */
+void guard_note_killers(struct guard_opts *o, const struct plan *p);
+
+/* One line on stderr when the run ended by the timeout or the target was
+ * killed by the syscall filter (SIGSYS): which, and what to do. */
+void guard_explain_end(const struct diag *d, const struct guard_opts *o,
+		       const struct run_result *r);
 
 /* Standalone without a policy, scratch parent or report fd, only the
  * plan's defaults (no plan is made). Otherwise resolve the policy into

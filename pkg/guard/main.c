@@ -113,9 +113,11 @@ static __attribute__((noinline)) void scratch_left(struct diag *d,
 	diag_json_escape(res->scratch_error, sizeof(res->scratch_error), why);
 }
 
+const char *guard_prog = "pysbx-clean";
+
 int guard_main(int argc, char **argv)
 {
-	struct diag d = DIAG_INIT("pysbx-clean", "clean");
+	struct diag d = DIAG_INIT(guard_prog, "clean");
 	struct guard_opts o = { .status_fd = -1, .caller = getppid() };
 	struct run_result res;
 	struct scratch s;
@@ -146,6 +148,7 @@ int guard_main(int argc, char **argv)
 	if (guard_run(&d, &o, &c, env, &res) < 0)
 		goto fail;
 	free(env);
+	guard_explain_end(&d, &o, &res);
 	if (scratch_remove(&d, &s) < 0)
 		scratch_left(&d, &res);
 	status_exit(o.status_fd, &res);

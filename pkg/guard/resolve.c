@@ -56,11 +56,8 @@ static int make_scratch(struct diag *d, struct chain *c, struct plan *p,
 				 "a plan from --plan-fd is final: it cannot "
 				 "get a new scratch directory (pass the "
 				 "policy with -p)");
-	for (size_t i = 0; i < c->vars.n; i++)
-		if (!strcmp(c->vars.name[i], "SCRATCH"))
-			return diag_fail(d, EXIT_USAGE, 0,
-					 "-D SCRATCH=...: SCRATCH is the "
-					 "directory the guard creates");
+	if (chain_scratch_var(d, &c->vars, SCRATCH_CREATE) < 0)
+		return -1;
 	/* The parent lives in the first plan's arena, freed only below. */
 	if (scratch_create(d, s, o->scratch_parent ? o->scratch_parent :
 						      p->scratch_path) < 0)
@@ -106,6 +103,7 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	}
 	if (chain_load_plan(d, c, &p, PARSE_NO_SCRATCH) < 0)
 		return -1;
+	guard_note_killers(o, &p);
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
 		if (make_scratch(d, c, &p, o, s) < 0)
 			goto out;

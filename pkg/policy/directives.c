@@ -1481,6 +1481,7 @@ void plan_validate(struct ctx *c)
 				"may only mount the procfs of its own pid "
 				"namespace)");
 		}
+	plan_validate_layout(c);
 	if (p->hostname && !(p->ns & NS_UTS)) {
 		at = &c->p->at[PAT_HOSTNAME];
 		perr_at(c, at, at->col ? at->col : 1,

@@ -53,6 +53,9 @@ struct ctx {
  * did-you-mean. */
 size_t policy_distance(const char *a, const char *b);
 
+/* The filesystem directives checked against each other (layout.c). */
+void plan_validate_layout(struct ctx *c);
+
 #define SCRATCH_PLACEHOLDER "/.pysbx-scratch-not-yet-created"
 
 /* A variable or environment name: [A-Za-z_][A-Za-z0-9_]*, n bytes. */

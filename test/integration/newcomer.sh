@@ -178,4 +178,71 @@ if [[ -n $interp && -L /usr$interp ]] && [[ $(readlink "/usr$interp") == /lib/* 
 else
 	skip "the ELF interpreter is not a link into /lib here"
 fi
+
+# --- (i, j) check refuses what run refuses, with the same message ---------
+mkdir -p "$T/rw"
+both() {
+	local desc=$1 p=$2 line
+	shift 2
+	"$B/pysbx" policy check "$p" "$@" >/dev/null 2>"$T/check.err"
+	local crc=$?
+	"$B/pysbx" run -p "$p" "$@" -- /bin/sh -c 'echo RAN' >"$T/out" 2>"$T/run.err"
+	local rrc=$?
+	local missing=""
+	while IFS= read -r line; do
+		grep -qxF -- "$line" "$T/run.err" || missing+="$line"$'\n'
+	done <"$T/check.err"
+	if [[ $crc == 100 && $rrc == 100 && ! -s $T/out && -s $T/check.err && -z $missing ]]; then
+		ok "$desc: check and run both refuse (100), same message"
+	else
+		not_ok "$desc: check and run both refuse (100), same message" \
+			"check $crc: $(cat "$T/check.err")" "run $rrc: $(cat "$T/run.err")" \
+			"ran: $(cat "$T/out")"
+	fi
+}
+p=$(pol gw 'timeout 5s')
+chmod 0664 "$p"
+both "a group-writable policy" "$p"
+chmod 0644 "$p"
+both "-D SCRATCH= with scratch create" "$(pol scr 'scratch create /tmp' 'env S=${SCRATCH}')" -D SCRATCH=/tmp
+both "'file' twice on one path" "$(pol twice 'unshare user mount' 'file /a x' 'file /a y')"
+both "a mount under the policy's own /bin symlink" \
+	"$(pol underlink 'unshare user mount' 'ro-bind /usr /usr' 'symlink usr/bin /bin' 'tmpfs /bin/x')"
+both "a file under a read-only bind" \
+	"$(pol underro 'unshare user mount' 'ro-bind /usr /usr' 'file /usr/new x')"
+both "limit as below what the chain needs" "$(pol lowas 'limit as 512K')"
+both "a -D the policy does not use" "$(pol unused 'timeout 5s')" -D TIMOUT=1s
+both "a file under a read-write bind (made on the host)" \
+	"$(pol underrw 'unshare user mount' "bind $T/rw /rw" 'file /rw/f x')"
+both "a mount point missing under a read-write bind" \
+	"$(pol mpointrw 'unshare user mount' "bind $T/rw /rw" 'tmpfs /rw/t')"
+same "nothing was made on the host" "" "$(ls -A "$T/rw")"
+p=$(pol rwok 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" "bind $T/rw /rw" 'tmpfs /rw' 'file /rw/f x')
+run "$B/pysbx" run -p "$p" -- /probe/bench_true
+is "$rc:$(err):$(ls -A "$T/rw")" "0::" "under a tmpfs over the bind, made in the sandbox only"
+
+# --- (k) how a run ended, and pysbx run's own options ----------------------
+p=$(pol plain 'env A=1')
+run "$B/pysbx" run --timeout 500ms --status-fd 3 -p "$p" -- /bin/sleep 30 3>"$T/st"
+is "$rc:$(err)" "124:pysbx: the target ran past the timeout of 500ms and was stopped (exit 124)" \
+	"pysbx run --timeout: 124 and one line saying it was the timeout"
+grep -q '"timeout":true' "$T/st"
+okrc $? "pysbx run --status-fd: the guard's JSON exit record"
+mkdir -m 0700 "$T/sp"
+p=$(pol scratchp 'scratch create /nonexistent' 'env S=${SCRATCH}')
+run "$B/pysbx" run --scratch-parent "$T/sp" -p "$p" -- /bin/sh -c 'case $S in '"$T"'/sp/*) test -d "$S" && echo in;; esac'
+is "$rc:$(cat "$T/out")" "0:in" "pysbx run --scratch-parent: the scratch dir is made there"
+run "$B/pysbx" run --timeout 1s --timeout 2s -p "$p" -- /bin/true
+is "$rc:$(err)" "100:pysbx: fatal: --timeout is given twice" "a guard option given twice is refused"
+for k in 'kill getppid' 'trap getppid'; do
+	p=$(pol sigsys "seccomp $k")
+	run "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo $PPID'
+	is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on getppid; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
+		"seccomp $k: a SIGSYS gets one line naming what the policy kills on"
+done
+p=$(pol sigsysns 'unshare user mount pid' 'ro-bind /usr /usr' 'symlink usr/bin /bin' \
+	'symlink usr/lib /lib' 'symlink usr/lib64 /lib64' 'seccomp kill getppid')
+run "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo $PPID'
+is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on getppid; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
+	"... inside a pid namespace too"
 echo "1..$n"
