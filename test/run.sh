@@ -245,6 +245,7 @@ if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	# The benchmark's report writer, for its test (bench_report.sh).
 	mkdir -p "$WORK/scripts"
 	cp -R --preserve=mode,timestamps scripts/bench "$WORK/scripts/bench"
+	cp --preserve=mode,timestamps scripts/session_client.py "$WORK/scripts/"
 	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts" \
 		"$WORK/README.md" "$WORK/docs"
 	[[ -d $WORK/policies ]] && chmod -R a+rX,go-w "$WORK/policies"

@@ -9,11 +9,13 @@
 
 #include "chain/chain.h"
 #include "front/front.h"
+#include "session/session.h"
 
 #define USAGE                                                                \
 	FRONT_RUN_USAGE "\n"                                                \
 	"       pysbx policy check|show POLICY [-D NAME=VALUE]...\n"         \
-	"       pysbx check [--json]\n"                                               \
+	"       pysbx check [--json]\n"                                      \
+	"       " SESSION_USAGE "\n"                                          \
 	"       pysbx --help | --version\n"
 
 static _Noreturn void usage(int code)
@@ -40,7 +42,9 @@ int main(int argc, char **argv)
 
 		if (r >= 0)
 			return r;
-	} else if (!strcmp(argv[1], "policy"))
+	} else if (!strcmp(argv[1], "session"))
+		return session_main(argc - 1, argv + 1);
+	else if (!strcmp(argv[1], "policy"))
 		return front_policy(&d, argc - 1, argv + 1);
 	else if (!strcmp(argv[1], "check")) {
 		int r = front_check_args(&d, argc - 1, argv + 1);
@@ -50,7 +54,7 @@ int main(int argc, char **argv)
 	}
 	else
 		diag_fail(&d, EXIT_USAGE, 0,
-			  "unknown command '%s' (use run, policy or check)",
+			  "unknown command '%s' (use run, session, policy or check)",
 			  argv[1]);
 	diag_exit(&d);
 }

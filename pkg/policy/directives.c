@@ -744,6 +744,10 @@ static void d_keepfd(struct ctx *c, const struct pos *pos, struct tok *t,
 	for (int i = 1; i < n; i++) {
 		long fd;
 
+		/* An empty word keeps nothing: `keep-fd ${SESSION_FD:-}`
+		 * keeps an fd only for the caller that names it. */
+		if (!t[i].s[0])
+			continue;
 		if (num_int(t[i].s, 3, 1023, &fd)) {
 			perr_at(c, pos, t[i].col,
 				"keep-fd '%s' is not a number from 3 to 1023 "

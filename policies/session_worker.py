@@ -1,0 +1,241 @@
+# pysbx session worker: the persistent interpreter inside the sandbox.
+#
+# Run by `pysbx session` as  python3 -I -S -B -u -X utf8 -c SOURCE  (this
+# file is SOURCE: it needs no mount of its own) under the session's policy,
+# which must keep fd 3 (keep-fd ${SESSION_FD}). Standard library only.
+#
+# fd 3 is a stream socket to the host: frames both ways, each a netstring
+# whose payload is netstrings, alternately key and value (docs/SESSION.md).
+# fd 1 and 2 are the host's pipes: user code prints straight into them, so
+# nothing user code writes can be mistaken for a frame unless it writes to
+# fd 3 itself, which the host treats as hostile input anyway (limits,
+# checks, and a per-request id the frame must echo).
+
+import os
+import sys
+
+FD = 3
+REPR_MAX = 8 * 1024
+TB_MAX = 16 * 1024
+MSG_MAX = 4 * 1024
+CO_COROUTINE = 0x80
+
+
+def netstring(b):
+    return b"%d:%s," % (len(b), b)
+
+
+def send(**fields):
+    payload = b"".join(netstring(k.encode()) + netstring(v)
+                       for k, v in fields.items())
+    data = memoryview(netstring(payload))
+    while data:
+        data = data[os.write(FD, data):]
+
+
+class Reader:
+    def __init__(self):
+        self.buf = b""
+
+    def _fill(self):
+        chunk = os.read(FD, 65536)
+        if not chunk:
+            raise EOFError
+        self.buf += chunk
+
+    def _netstring(self, buf, off):
+        colon = buf.index(b":", off)
+        n = int(buf[off:colon])
+        end = colon + 1 + n
+        if buf[end:end + 1] != b",":
+            raise ValueError("bad netstring")
+        return buf[colon + 1:end], end + 1
+
+    def frame(self):
+        while True:
+            colon = self.buf.find(b":")
+            if colon > 0:
+                n = int(self.buf[:colon])
+                if len(self.buf) >= colon + n + 2:
+                    payload, off = self._netstring(self.buf, 0)
+                    self.buf = self.buf[off:]
+                    fields, i = {}, 0
+                    while i < len(payload):
+                        k, i = self._netstring(payload, i)
+                        v, i = self._netstring(payload, i)
+                        fields[k.decode()] = v
+                    return fields
+            self._fill()
+
+
+def cut(b, limit):
+    """At most limit bytes of b, not splitting a UTF-8 character."""
+    if len(b) <= limit:
+        return b, b"0"
+    return b[:limit].decode("utf-8", "ignore").encode(), b"1"
+
+
+def text(s):
+    return s.encode("utf-8", "backslashreplace")
+
+
+class PipeEnd:
+    """One end of a pipe that looks enough like a socket for asyncio's
+    self-pipe (send, recv, fileno, setblocking, close)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def fileno(self):
+        return self.fd
+
+    def setblocking(self, flag):
+        os.set_blocking(self.fd, flag)
+
+    def send(self, data):
+        return os.write(self.fd, data)
+
+    def recv(self, n):
+        return os.read(self.fd, n)
+
+    def close(self):
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def new_loop():
+    """An event loop for top-level await. asyncio wakes its loop through a
+    socketpair, which a policy may deny (python.policy's filter does):
+    then through a pipe."""
+    import asyncio
+
+    class Loop(asyncio.SelectorEventLoop):
+        def _make_self_pipe(self):
+            try:
+                super()._make_self_pipe()
+            except OSError:
+                r, w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+                self._ssock, self._csock = PipeEnd(r), PipeEnd(w)
+                self._internal_fds += 1
+                self._add_reader(r, self._read_from_self)
+
+    loop = Loop()
+    asyncio.set_event_loop(loop)
+    return loop
+
+
+class Worker:
+    def __init__(self):
+        import builtins
+        self.ns = {"__name__": "__main__", "__builtins__": builtins}
+        self.loop = None
+        self.std = (sys.stdin, sys.stdout, sys.stderr)
+
+    def compile(self, code):
+        import ast
+        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        tree = compile(code, "<session>", "exec", ast.PyCF_ONLY_AST | flags)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            node = tree.body[-1]
+            # A ';' right after the final expression hides its value, as
+            # in IPython. Offsets are in UTF-8 bytes.
+            lines = code.encode().splitlines(keepends=True)
+            rest = lines[node.end_lineno - 1][node.end_col_offset:]
+            rest += b"".join(lines[node.end_lineno:])
+            if not rest.lstrip(b" \t\r\n\f\\").startswith(b";"):
+                last = tree.body.pop()
+        body = compile(tree, "<session>", "exec", flags)
+        expr = None
+        if last is not None:
+            expr = compile(ast.Expression(last.value), "<session>", "eval",
+                           flags)
+        return body, expr
+
+    def call(self, code):
+        value = eval(code, self.ns)
+        if code.co_flags & CO_COROUTINE:
+            if self.loop is None:
+                self.loop = new_loop()
+            value = self.loop.run_until_complete(value)
+        return value
+
+    def error(self, e):
+        import traceback
+        tb = e.__traceback__
+        # Drop the worker's own frames: the traceback starts in user code.
+        while tb is not None and tb.tb_frame.f_code.co_filename != "<session>":
+            tb = tb.tb_next
+        lines = traceback.format_exception(type(e), e, tb)
+        tb_text = text("".join(lines))
+        if len(tb_text) > TB_MAX:
+            # The end says most: where it failed and why.
+            tb_text = b"...\n" + tb_text[-(TB_MAX - 4):].decode(
+                "utf-8", "ignore").encode()
+            tb_trunc = b"1"
+        else:
+            tb_trunc = b"0"
+        try:
+            msg = text(str(e))
+        except BaseException:
+            msg = b"<str() of the exception failed>"
+        # A few bytes over the host's limit: the host cuts and says so.
+        etype, _ = cut(text(type(e).__qualname__), MSG_MAX + 4)
+        emsg, _ = cut(msg, MSG_MAX + 4)
+        return {"status": b"error", "etype": etype, "emsg": emsg,
+                "tb": tb_text, "tbtrunc": tb_trunc}
+
+    def execute(self, code):
+        res = {"status": b"ok"}
+        try:
+            body, expr = self.compile(code)
+            self.call(body)
+            if expr is not None:
+                value = self.call(expr)
+                if value is not None:
+                    self.ns["_"] = value
+                    r, trunc = cut(text(repr(value)), REPR_MAX)
+                    res.update(repr=r, reprtrunc=trunc)
+        except BaseException as e:  # SystemExit too: it ends the run only
+            res = self.error(e)
+        finally:
+            for f in (sys.stdout, sys.stderr):
+                try:
+                    f.flush()
+                except BaseException:
+                    pass
+            sys.stdin, sys.stdout, sys.stderr = self.std
+            for f in self.std[1:]:
+                try:
+                    f.flush()
+                except BaseException:
+                    pass
+        return res
+
+
+def main():
+    try:
+        os.fstat(FD)
+    except OSError:
+        sys.stderr.write("pysbx session worker: fd 3 is not open: the "
+                         "policy must keep it (keep-fd ${SESSION_FD})\n")
+        os._exit(3)
+    # Subprocesses of user code never get the channel.
+    os.set_inheritable(FD, False)
+    reader = Reader()
+    worker = Worker()
+    send(t=b"ready", pid=b"%d" % os.getpid(),
+         py=sys.version.split()[0].encode())
+    while True:
+        try:
+            req = reader.frame()
+        except EOFError:
+            os._exit(0)
+        if req.get("t") != b"exec":
+            os._exit(4)
+        res = worker.execute(req["code"].decode("utf-8", "surrogateescape"))
+        send(t=b"result", id=req["id"], **res)
+
+
+main()
