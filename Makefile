@@ -199,7 +199,7 @@ DESTDIR ?=
 BINDIR := $(PREFIX)/bin
 POLICYDIR := $(PREFIX)/share/pysbx/policies
 MANDIR := $(PREFIX)/share/man
-POLICY_FILES := $(sort $(wildcard policies/*.policy policies/*.inc))
+POLICY_FILES := $(sort $(wildcard policies/*))
 MAN1 := $(sort $(wildcard docs/man/*.1))
 MAN5 := $(sort $(wildcard docs/man/*.5))
 INSTALLED := $(PROGRAMS:%=$(BINDIR)/%) \
