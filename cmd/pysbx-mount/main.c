@@ -24,8 +24,8 @@ int main(int argc, char **argv)
 	/* Before anything else: the processes that stay around keep no
 	 * copy of the caller's environment where /proc shows it. */
 	m.envp = mnt_take_environ();
-	if (!m.envp) {
-		diag_fail(&d, EXIT_SYSCALL, 12, "unable to copy the environment");
+	if (!m.envp || mnt_take_argv(argc, argv) < 0) {
+		diag_fail(&d, EXIT_SYSCALL, 12, "unable to copy the environment and arguments");
 		diag_exit(&d);
 	}
 	/* ${HOME}, as every step defines it: from the caller's environment. */

@@ -66,15 +66,27 @@ struct mnt_build {
 			 * "empty", made by the first file mask) */
 	int rootfd;	/* the new root: the topmost mount at stage/new */
 	bool root_replaced; /* a directive mounted something on "/" */
+	int procfd;	/* the host's procfs, for the mount table */
+	char **pseudo;	/* the host's pseudo-fs mount points (pseudo.c) */
+	size_t npseudo;
 };
 int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op);
-/* A fresh tmpfs as a detached mount fd. size/inodes 0: default, mode -1:
- * 0755. */
+/* The default nr_inodes of a tmpfs of size bytes (0: the kernel's default
+ * size, half of the RAM): one per 8 KiB, at least 64. */
+unsigned long long mnt_tmpfs_inodes(unsigned long long size);
+/* A fresh tmpfs as a detached mount fd. size 0: the kernel's default,
+ * inodes 0: mnt_tmpfs_inodes(size), mode -1: 0755. */
 int mnt_tmpfs(struct diag *d, const char *what, unsigned long long size,
 	      unsigned long long inodes, int mode, unsigned attrs);
 /* Bind the host directory dir read-only at the same path inside unless
  * the same directory is already there read-only. */
 int mnt_bind_tooldir(struct diag *d, struct mnt_build *b, const char *dir);
+
+/* An empty read-only mount to cover something with: a 4 KiB tmpfs of one
+ * inode for a directory, else a bind of the staging root's empty file.
+ * Detached mount fd, or -1 with d set. */
+int mnt_mask_tree(struct diag *d, struct mnt_build *b, bool dir,
+		  const char *what);
 
 /* Attach the detached tree onto the fd dst; closes tree. */
 int mnt_attach(int tree, int dst);
@@ -84,6 +96,20 @@ int mnt_clone_with(int src, unsigned long long attrs);
 /* Record the op's failure: "unable to KIND OBJECT (at FILE:LINE)". */
 int mnt_op_fail(struct diag *d, const struct fs_op *op, int err,
 		const char *bad, const char *extra);
+
+/* pseudo.c: pseudo-filesystems (proc, sysfs, cgroup, devtmpfs, ...)
+ * copied by recursive binds. */
+bool mnt_is_pseudo_type(const char *type);
+/* Read the host's pseudo-fs mount points (once, after the first pivot). */
+int mnt_pseudo_init(struct diag *d, struct mnt_build *b, int procfd);
+void mnt_pseudo_free(struct mnt_build *b);
+/* Does the host have a pseudo-fs mounted strictly below src? */
+bool mnt_pseudo_below(const struct mnt_build *b, const char *src);
+/* Cover every pseudo-fs mount below the root of the attached bind tree
+ * (not the root itself: the policy named it) with an empty read-only
+ * mount. */
+int mnt_pseudo_mask(struct diag *d, struct mnt_build *b,
+		    const struct fs_op *op, int tree);
 
 /* protect.c: re-bind read-only what matches the op's patterns below its
  * directory (docs/MOUNT.md "protect"). */

@@ -45,6 +45,11 @@ struct mnt_ctx {
  * memory. */
 char **mnt_take_environ(void);
 
+/* Copy argv's strings to the heap (argv then points at the copies) and
+ * overwrite the originals with the bare name "pysbx-mount", so that
+ * /proc/1/cmdline inside names no host path. 0, or -1 out of memory. */
+int mnt_take_argv(int argc, char **argv);
+
 /* Carry out the plan's namespaces and filesystem view. Returns MNT_EXIT in
  * the monitor once pid 1 has ended (m->exit_code is pid 1's code; pid 1
  * itself exits with the target's code, or reports its setup failure and

@@ -8,12 +8,24 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "mnt/internal.h"
 #include "mnt/sys.h"
 
 #define DEV_SHM_SIZE (64ULL << 20)
+/* A tmpfs inode (shmem inode, dentry) pins about 1 KiB of kernel memory
+ * that no size= counts: 1 M empty files in a 64 MiB tmpfs pinned 0.9 GB.
+ * Unless the policy says inodes=, a tmpfs gets one inode per 8 KiB of its
+ * size (128 per MiB, at least 64): the inodes then cost at most about an
+ * eighth of the size on top of it. */
+#define TMPFS_BYTES_PER_INODE 8192ULL
+#define TMPFS_MIN_INODES 64ULL
+/* devpts instances share the host-wide kernel.pty.max (minus the
+ * reserve for the initial instance): without max= one sandbox can take
+ * every pty of every other sandbox and container. */
+#define DEVPTS_MAX 64ULL
 #define MASK_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | \
 		    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
 
@@ -119,12 +131,35 @@ static int fs_new(struct diag *d, const char *type, const char *what_,
 	return m;
 }
 
+/* The kernel's default size: half of the RAM. */
+static unsigned long long tmpfs_default_size(void)
+{
+	struct sysinfo si;
+
+	if (sysinfo(&si) < 0)
+		return 0;
+	return (unsigned long long)si.totalram * si.mem_unit / 2;
+}
+
+unsigned long long mnt_tmpfs_inodes(unsigned long long size)
+{
+	unsigned long long n;
+
+	if (!size)
+		size = tmpfs_default_size();
+	n = size / TMPFS_BYTES_PER_INODE;
+	return n < TMPFS_MIN_INODES ? TMPFS_MIN_INODES : n;
+}
+
 int mnt_tmpfs(struct diag *d, const char *what_, unsigned long long size,
 	      unsigned long long inodes, int mode, unsigned attrs)
 {
 	char ssize[32], sinodes[32], smode[16];
 	const char *kv[8];
 	int k = 0;
+
+	if (!inodes)
+		inodes = mnt_tmpfs_inodes(size);
 
 	snprintf(smode, sizeof(smode), "%o", mode >= 0 ? mode : 0755);
 	kv[k++] = "mode";
@@ -134,11 +169,9 @@ int mnt_tmpfs(struct diag *d, const char *what_, unsigned long long size,
 		kv[k++] = "size";
 		kv[k++] = ssize;
 	}
-	if (inodes) {
-		snprintf(sinodes, sizeof(sinodes), "%llu", inodes);
-		kv[k++] = "nr_inodes";
-		kv[k++] = sinodes;
-	}
+	snprintf(sinodes, sizeof(sinodes), "%llu", inodes);
+	kv[k++] = "nr_inodes";
+	kv[k++] = sinodes;
 	kv[k] = NULL;
 	return fs_new(d, "tmpfs", what_, kv, attrs);
 }
@@ -215,13 +248,22 @@ static int do_bind(struct diag *d, struct mnt_build *b,
 	}
 	tree = mnt_clone_with(src, attrs);
 	close(src);
-	if (tree < 0 || mnt_attach(tree, dst) < 0) {
+	if (tree < 0 || sys_move_fd(tree, dst) < 0) {
 		int e = errno;
 
+		if (tree >= 0)
+			close(tree);
 		close(dst);
 		return mnt_op_fail(d, op, e, NULL, "");
 	}
 	close(dst);
+	/* The copy's procfs, sysfs, ... submounts: covered (pseudo.c). */
+	if (mnt_pseudo_below(b, op->src) &&
+	    mnt_pseudo_mask(d, b, op, tree) < 0) {
+		close(tree);
+		return -1;
+	}
+	close(tree);
 	return 0;
 }
 
@@ -369,9 +411,9 @@ static int do_dev(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 		{ "pts/ptmx", "ptmx" },
 	};
 	/* No gid=: a user namespace refuses gid=5 (DESIGN.md). */
-	static const char *const pts[] = { "newinstance", NULL, "ptmxmode",
-					   "0666", "mode", "620", NULL };
-	char shm[32];
+	const char *pts[] = { "newinstance", NULL, "ptmxmode", "0666",
+			      "mode", "620", "max", NULL, NULL };
+	char shm[32], max[24];
 	int m, dev;
 
 	m = mnt_tmpfs(d, op->dst, 64 << 10, 0, 0755,
@@ -388,6 +430,9 @@ static int do_dev(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 			      MOUNT_ATTR_NOEXEC);
 	if (m < 0 || dev_mount(d, dev, "shm", m) < 0)
 		goto fail;
+	snprintf(max, sizeof(max), "%llu",
+		 op->inodes ? (unsigned long long)op->inodes : DEVPTS_MAX);
+	pts[7] = max;
 	m = fs_new(d, "devpts", "/dev/pts", pts,
 		   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	if (m < 0 || dev_mount(d, dev, "pts", m) < 0)
@@ -566,24 +611,12 @@ static int do_mask(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 		return 0;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
-	if (S_ISDIR(st.st_mode)) {
-		m = mnt_tmpfs(d, op->dst, 4096, 1, 0755, MASK_ATTRS);
-		if (m < 0) {
-			close(fd);
-			return -1;
-		}
-	} else {
-		/* Made on first use in the staging root (ours alone),
-		 * read-only for everyone. */
-		int empty = sys_openat2(b->stagefd, "empty",
-					O_CREAT | O_RDONLY | O_CLOEXEC, 0444,
-					MNT_RESOLVE);
-
-		m = empty < 0 ? -1 : mnt_clone_with(empty, MASK_ATTRS);
-		if (empty >= 0)
-			close(empty);
+	m = mnt_mask_tree(d, b, S_ISDIR(st.st_mode), op->dst);
+	if (m < 0) {
+		close(fd);
+		return -1;
 	}
-	if (m < 0 || mnt_attach(m, fd) < 0) {
+	if (mnt_attach(m, fd) < 0) {
 		int e = errno;
 
 		close(fd);
@@ -591,6 +624,26 @@ static int do_mask(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	}
 	close(fd);
 	return 0;
+}
+
+int mnt_mask_tree(struct diag *d, struct mnt_build *b, bool dir,
+		  const char *what_)
+{
+	int empty, m;
+
+	if (dir)
+		return mnt_tmpfs(d, what_, 4096, 1, 0755, MASK_ATTRS);
+	/* Made on first use in the staging root (ours alone), read-only
+	 * for everyone. */
+	empty = sys_openat2(b->stagefd, "empty",
+			    O_CREAT | O_RDONLY | O_CLOEXEC, 0444, MNT_RESOLVE);
+	m = empty < 0 ? -1 : mnt_clone_with(empty, MASK_ATTRS);
+	if (m < 0)
+		diag_fail(d, EXIT_SYSCALL, errno,
+			  "unable to make an empty file to mask %s", what_);
+	if (empty >= 0)
+		close(empty);
+	return m;
 }
 
 int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op)

@@ -19,18 +19,22 @@
 
 static int stage(struct diag *d, struct mnt_build *b)
 {
-	/* Nothing we mount may propagate back to the host. */
-	if (sys_mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+	/* Private, not slave: nothing we mount propagates back to the
+	 * host, and nothing the host mounts later (a USB stick, sshfs, a
+	 * home unlocked at login) propagates in. The recursive clones of
+	 * the binds copy each mount's propagation; made from private
+	 * mounts, they are private too, and a mount that arrived later
+	 * would carry its own flags (rw, no nosuid/nodev, unmasked). */
+	if (sys_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno,
-			  "unable to make the mount namespace a slave of the "
-			  "host's");
+			  "unable to make the mount namespace private");
 		mnt_hint_userns(d, errno, "the first mount");
 		return -1;
 	}
-	/* No size or inode limits to configure: only "old", "new" and
-	 * (for masks) "empty" are ever made there, by us, and it is
-	 * detached before anything untrusted runs. */
-	b->stagefd = mnt_tmpfs(d, "the staging root", 0, 0, 0755,
+	/* Only "old", "new" and (for masks) "empty" are ever made there,
+	 * by us, and it is detached before anything untrusted runs: the
+	 * smallest bounds do. */
+	b->stagefd = mnt_tmpfs(d, "the staging root", 64 << 10, 0, 0755,
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 				       MOUNT_ATTR_NOEXEC);
 	if (b->stagefd < 0)
@@ -111,13 +115,16 @@ static int pivot(struct diag *d, struct mnt_build *b)
 int mnt_build_root(struct diag *d, struct mnt_ctx *m)
 {
 	const struct plan *p = m->plan;
-	struct mnt_build b = { -1, -1, -1, false };
+	struct mnt_build b = { -1, -1, -1, false, -1, NULL, 0 };
 	int procfd = -1, r = -1;
 
 	if (stage(d, &b) < 0 || new_root(d, &b) < 0)
 		goto out;
 	procfd = mnt_open_proc(d, b.hostfd, "proc");
 	if (procfd < 0)
+		goto out;
+	b.procfd = procfd;
+	if (mnt_pseudo_init(d, &b, procfd) < 0)
 		goto out;
 	for (size_t i = 0; i < p->nfs; i++) {
 		if (mnt_apply(d, &b, &p->fs[i]) < 0)
@@ -133,6 +140,7 @@ int mnt_build_root(struct diag *d, struct mnt_ctx *m)
 	r = procfd;
 	procfd = -1;
 out:
+	mnt_pseudo_free(&b);
 	if (procfd >= 0)
 		close(procfd);
 	if (b.hostfd >= 0)

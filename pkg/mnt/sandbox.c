@@ -50,6 +50,35 @@ char **mnt_take_environ(void)
 	return copy;
 }
 
+int mnt_take_argv(int argc, char **argv)
+{
+	static const char name[] = "pysbx-mount";
+	char *start, *end;
+	size_t len;
+
+	if (argc < 1)
+		return 0;
+	start = argv[0];
+	end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+	for (int i = 0; i < argc; i++)
+		if (!(argv[i] = strdup(argv[i])))
+			return -1;
+	/* The strings live on the initial stack, which /proc/PID/cmdline
+	 * shows for pid 1 too (it shares our memory): the toolkit's host
+	 * path, the policy's, the -D values. What it shows instead is the
+	 * bare name: the area's last byte is not NUL, so the kernel reads
+	 * it as a process title up to the first NUL (setproctitle's rule). */
+	if (end <= start || end - start > (1 << 20))
+		return 0;	/* not one block: leave it */
+	len = (size_t)(end - start);
+	memset(start, 0, len);
+	memcpy(start, name, len - 1 < sizeof(name) - 1 ? len - 1
+						   : sizeof(name) - 1);
+	if (len > sizeof(name))
+		start[len - 1] = ' ';
+	return 0;
+}
+
 static void exec_failed(void)
 {
 	if (exec_pipe >= 0 && write(exec_pipe, "x", 1) < 0)

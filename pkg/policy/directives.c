@@ -121,8 +121,8 @@ static int opt_allowed(const char *allowed, const char *key, size_t k)
 
 /* key=value options after the positional words of fs directives. */
 struct opts {
-	const char *size, *mode, *inodes, *shm;
-	unsigned size_col, mode_col, inodes_col, shm_col;
+	const char *size, *mode, *inodes, *shm, *ptys;
+	unsigned size_col, mode_col, inodes_col, shm_col, ptys_col;
 };
 
 static int parse_opts(struct ctx *c, const struct pos *pos, struct tok *t,
@@ -144,6 +144,8 @@ static int parse_opts(struct ctx *c, const struct pos *pos, struct tok *t,
 				slot = &o->inodes; col = &o->inodes_col;
 			} else if (!strncmp(t[i].s, "shm-size=", 9)) {
 				slot = &o->shm; col = &o->shm_col;
+			} else if (!strncmp(t[i].s, "ptys=", 5)) {
+				slot = &o->ptys; col = &o->ptys_col;
 			}
 		}
 		if (!slot) {
@@ -271,15 +273,17 @@ static void d_dev(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 	const char *dst = path_arg(c, pos, &t[1], "destination");
 	struct fs_op *op;
 	struct opts o;
-	uint64_t size = 0;
+	uint64_t size = 0, ptys = 0;
 
-	if (!dst || parse_opts(c, pos, t + 2, n - 2, " shm-size ", &o) ||
-	    size_opt(c, pos, o.shm, o.shm_col, "shm-size", &size))
+	if (!dst || parse_opts(c, pos, t + 2, n - 2, " shm-size ptys ", &o) ||
+	    size_opt(c, pos, o.shm, o.shm_col, "shm-size", &size) ||
+	    size_opt(c, pos, o.ptys, o.ptys_col, "ptys", &ptys))
 		return;
 	if (!(op = fs_new(c, pos, &t[0], FS_DEV)))
 		return;
 	op->dst = dst;
 	op->size = size;
+	op->inodes = ptys;
 }
 
 static void d_dir(struct ctx *c, const struct pos *pos, struct tok *t, int n)
@@ -1392,7 +1396,7 @@ static const struct {
 	{ "dev-bind-try", d_bind, 2, 2, "dev-bind-try SOURCE DEST" },
 	{ "tmpfs", d_tmpfs, 1, 4, "tmpfs DEST [size=S] [mode=M] [inodes=N]" },
 	{ "proc", d_onepath, 1, 1, "proc DEST" },
-	{ "dev", d_dev, 1, 2, "dev DEST [shm-size=S]" },
+	{ "dev", d_dev, 1, 2, "dev DEST [shm-size=S] [ptys=N]" },
 	{ "dir", d_dir, 1, 2, "dir DEST [mode=M]" },
 	{ "symlink", d_symlink, 2, 2, "symlink TARGET DEST" },
 	{ "file", d_file, 2, 3, "file DEST CONTENT [mode=M]" },

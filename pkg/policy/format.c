@@ -323,7 +323,8 @@ static void fs_op(struct out *o, int wp, const struct fs_op *f)
 		add(o, " %s=%llu", f->kind == FS_DEV ? "shm-size" : "size",
 		    (unsigned long long)f->size);
 	if (f->inodes)
-		add(o, " inodes=%llu", (unsigned long long)f->inodes);
+		add(o, " %s=%llu", f->kind == FS_DEV ? "ptys" : "inodes",
+		    (unsigned long long)f->inodes);
 	if (f->mode >= 0)
 		add(o, " mode=%04o", (unsigned)f->mode);
 	add(o, "\n");

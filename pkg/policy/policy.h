@@ -54,7 +54,7 @@ enum fs_kind {
 	FS_DEV_BIND,	/* dev-bind SRC DST: device nodes usable */
 	FS_TMPFS,	/* tmpfs DST [size=] [mode=] [inodes=] */
 	FS_PROC,	/* proc DST: procfs of the new pid namespace */
-	FS_DEV,		/* dev DST [shm-size=]: minimal /dev */
+	FS_DEV,		/* dev DST [shm-size=] [ptys=]: minimal /dev */
 	FS_DIR,		/* dir DST [mode=] */
 	FS_SYMLINK,	/* symlink TARGET DST (TARGET may be relative) */
 	FS_FILE,	/* file DST CONTENT [mode=] */
@@ -71,7 +71,8 @@ struct fs_op {
 				 * protect: the patterns, one per line */
 	const char *dst;	/* absolute, normalised, inside the sandbox */
 	uint64_t size;		/* tmpfs size / dev shm size, 0: default */
-	uint64_t inodes;	/* tmpfs nr_inodes, 0: default; protect: depth */
+	uint64_t inodes;	/* tmpfs nr_inodes, dev: devpts max (ptys=),
+				 * 0: default; protect: depth */
 	int mode;		/* permission bits, -1: default */
 	struct pos pos;
 };

@@ -51,6 +51,8 @@ pid_t proc_apply(struct diag *d, const struct plan *p,
 		return -1;
 	if (proc_no_new_privs(d) < 0)
 		return -1;
+	if (proc_personality_reset(d) < 0)
+		return -1;
 	if (proc_cwd_umask(d, p) < 0)
 		return -1;
 	return 0;

@@ -119,6 +119,10 @@ int proc_caps_drop(struct diag *d);
 /* PR_SET_NO_NEW_PRIVS, verified with PR_GET_NO_NEW_PRIVS. */
 int proc_no_new_privs(struct diag *d);
 
+/* persona.c: the personality back to PER_LINUX (PER_LINUX32 stays), every
+ * flag (ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, ...) cleared. 0 or -1 (111). */
+int proc_personality_reset(struct diag *d);
+
 /* "cap_sys_admin" for 21; "cap_N" for unknown numbers (static buffer). */
 const char *proc_cap_name(int cap);
 

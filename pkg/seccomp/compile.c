@@ -9,7 +9,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 
 /* compile.h (policy.h) before <seccomp.h>: see compile.h. */
 #include "seccomp/compile.h"
@@ -206,6 +208,30 @@ static int add_route(struct comp *k, const char *name, enum sc_action act,
 	return 0;
 }
 
+static int add_prlimit(struct comp *k)
+{
+	static const struct sc_cond other = { 0, SC_NE, 0, 0 };
+	enum sc_action act = SC_ERRNO;
+	int nr, err = EPERM;
+	char abuf[32];
+	unsigned before;
+	const struct pos *why = &k->p->top;
+
+	if (sc_syscall_resolve("prlimit64", &nr) < 0 || has_rule(k->p, nr))
+		return 0;
+	before = k->f->rules;
+	if (add_rule(k, "prlimit64", nr, act, err, 1, &other, why) < 0)
+		return -1;
+	if (k->f->rules == before)
+		return 0;
+	k->f->added++;
+	if (k->audit)
+		audit_action(&act, &err);
+	note(k->f, "prlimit64 if arg0 != 0: %s (another process's limits, "
+	     "pid 1's included)", sc_action_str(act, err, abuf, sizeof(abuf)));
+	return 0;
+}
+
 static int add_routes(struct comp *k)
 {
 	static const char *const uring[] = {
@@ -220,6 +246,12 @@ static int add_routes(struct comp *k)
 		if (add_route(k, uring[i], r->act, r->err, &r->pos,
 			      "socket is denied") < 0)
 			return -1;
+	/* prlimit64 on another process: the target could set pid 1's
+	 * RLIMIT_CPU to 0 and end the run with a false status (pid 0, the
+	 * caller itself, as glibc's setrlimit/getrlimit pass it, stays
+	 * allowed). A pid with high bits set is refused too: fail closed. */
+	if (add_prlimit(k) < 0)
+		return -1;
 	r = clone_filter_rule(p);
 	if (r)
 		return add_route(k, "clone3", SC_ERRNO, ENOSYS, &r->pos,
@@ -352,6 +384,36 @@ int gen_bpf_generate(const struct db_filter_col *col,
 		     struct bpf_program **prgm_ptr);
 void gen_bpf_release(struct bpf_program *program);
 
+/* The prefix every program starts with: x86_64 syscall numbers above the
+ * highest the build's headers know get ENOSYS, whatever the rules and the
+ * default say (libseccomp has no ranges). A syscall added to the kernel
+ * after the build cannot be named by a policy, so it must not be allowed
+ * by a deny list's default either; ENOSYS is what libcs expect of an
+ * unknown syscall and fall back on. x32 numbers (bit 30) and other
+ * architectures go on to libseccomp's program, which kills them. All
+ * jumps are forward and relative, so libseccomp's program is appended
+ * unchanged. */
+enum { SC_PREFIX_LEN = 6 };
+
+static void sc_prefix(struct sock_filter *out, int audit)
+{
+	const uint32_t max = (uint32_t)sc_syscall_max();
+	const uint32_t deny = audit ? SECCOMP_RET_LOG
+				    : SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
+	const struct sock_filter prefix[SC_PREFIX_LEN] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, max, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, deny),
+	};
+
+	memcpy(out, prefix, sizeof(prefix));
+}
+
 int sc_filter_bpf(struct diag *d, struct sc_filter *f,
 		  struct sock_filter **insns, size_t *n)
 {
@@ -363,10 +425,19 @@ int sc_filter_bpf(struct diag *d, struct sc_filter *f,
 	if (rc < 0)
 		return diag_fail(d, EXIT_SYSCALL, -rc,
 				 "unable to generate the BPF program");
-	*n = prg->blk_cnt;
+	*n = prg->blk_cnt + SC_PREFIX_LEN;
+	if (*n > SC_BPF_MAX_INSNS) {
+		gen_bpf_release(prg);
+		return diag_fail(d, EXIT_USAGE, E2BIG,
+				 "the filter has %zu BPF instructions, more "
+				 "than the kernel's %d", *n, SC_BPF_MAX_INSNS);
+	}
 	*insns = malloc(*n * sizeof(**insns));
-	if (*insns)
-		memcpy(*insns, prg->blks, *n * sizeof(**insns));
+	if (*insns) {
+		sc_prefix(*insns, f->audit);
+		memcpy(*insns + SC_PREFIX_LEN, prg->blks,
+		       prg->blk_cnt * sizeof(**insns));
+	}
 	gen_bpf_release(prg);
 	if (!*insns)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
@@ -374,13 +445,31 @@ int sc_filter_bpf(struct diag *d, struct sc_filter *f,
 	return 0;
 }
 
+/* The program as it is loaded, prefix included (not seccomp_export_bpf,
+ * which knows nothing of the prefix). */
 int sc_export(struct diag *d, struct sc_filter *f, int fd)
 {
-	int rc = seccomp_export_bpf(f->ctx, fd);
+	struct sock_filter *insns;
+	size_t n, off = 0, len;
+	int e;
 
-	if (rc < 0)
-		return diag_fail(d, EXIT_SYSCALL, -rc,
-				 "unable to write the BPF program");
+	if (sc_filter_bpf(d, f, &insns, &n) < 0)
+		return -1;
+	len = n * sizeof(*insns);
+	while (off < len) {
+		ssize_t w = write(fd, (char *)insns + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			e = w < 0 ? errno : EIO;
+			free(insns);
+			return diag_fail(d, EXIT_SYSCALL, e,
+					 "unable to write the BPF program");
+		}
+		off += (size_t)w;
+	}
+	free(insns);
 	return 0;
 }
 
@@ -402,6 +491,9 @@ int sc_list(struct diag *d, struct sc_filter *f, int fd)
 			   "");
 	dprintf(fd, "# foreign ABIs (i386 int 0x80, x32 nr|0x40000000): %s\n",
 		f->audit ? "LOG" : "KILL_PROCESS");
+	dprintf(fd, "# x86_64 syscall numbers above %d (newer than the "
+		"build): %s, before any rule\n", sc_syscall_max(),
+		f->audit ? "LOG" : "ERRNO(ENOSYS)");
 	for (size_t i = 0; i < f->nnotes; i++)
 		dprintf(fd, "# added: %s\n", f->notes[i]);
 	rc = seccomp_export_pfc(f->ctx, fd);

@@ -12,6 +12,10 @@
  *    that is not allow -> clone3 fails with ENOSYS unless the policy names it
  *    (clone3's flags live in memory seccomp cannot read; ENOSYS makes glibc
  *    fall back to clone, where the flags are checked);
+ *  - prlimit64 with a pid (arg0) other than 0 fails with EPERM unless the
+ *    policy names prlimit64 (pid 1's limits are not the target's);
+ *  - ahead of libseccomp's program, a prefix answers ENOSYS for x86_64
+ *    numbers above sc_syscall_max() (syscalls newer than the build);
  *  - conditions on arguments the kernel reads as 32-bit ints (ioctl's
  *    request, socket's family, ...): == becomes a masked compare of the low
  *    32 bits, and masks are cut to 32 bits, so 1<<32|TIOCSTI is TIOCSTI.
@@ -64,12 +68,13 @@ int sc_compile(struct diag *d, const struct plan *p, unsigned flags,
 
 void sc_filter_free(struct sc_filter *f);
 
-/* The filter's BPF program: a malloc'd array of *n instructions. 0 or -1
- * (111). */
+/* The filter's BPF program, the ENOSYS prefix included: a malloc'd array
+ * of *n instructions. 0 or -1 (111; 100 when over SC_BPF_MAX_INSNS). */
 int sc_filter_bpf(struct diag *d, struct sc_filter *f,
 		  struct sock_filter **insns, size_t *n);
 
-/* Write the raw BPF (what bwrap --seccomp FD reads) to fd. 0 or -1 (111). */
+/* Write the raw BPF as loaded, prefix included (what bwrap --seccomp FD
+ * reads) to fd. 0 or -1 (111). */
 int sc_export(struct diag *d, struct sc_filter *f, int fd);
 
 /* Write a human-readable listing to fd: a summary (rules, rules added,

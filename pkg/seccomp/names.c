@@ -73,6 +73,16 @@ const char *sc_syscall_at(int other_abis, size_t i, int *nr)
 	return (const char *)&pool + native[i].off;
 }
 
+int sc_syscall_max(void)
+{
+	int max = 0;
+
+	for (size_t i = 0; i < NELEM(native); i++)
+		if (native[i].nr > max)
+			max = native[i].nr;
+	return max;
+}
+
 int sc_syscall_resolve(const char *name, int *nr)
 {
 	size_t lo = 0, hi = NELEM(native);
@@ -131,7 +141,7 @@ static const char *const python_tool[] = {
 	"socket", "socketpair", "ptrace", "bpf", "userfaultfd",
 	"perf_event_open", "process_vm_readv", "process_vm_writev",
 	"kexec_load", "kexec_file_load", "open_by_handle_at",
-	"name_to_handle_at", NULL,
+	"name_to_handle_at", "fanotify_init", "fanotify_mark", NULL,
 };
 static const char *const network[] = {
 	"socket", "socketpair", "socketcall", NULL,
@@ -186,8 +196,10 @@ static const char *const io_uring[] = {
 	"io_uring_setup", "io_uring_enter", "io_uring_register", NULL,
 };
 static const char *const debug[] = {
+	/* fanotify watches other processes' file accesses (and reports
+	 * their pids) on whatever the sandbox can see. */
 	"ptrace", "process_vm_readv", "process_vm_writev", "perf_event_open",
-	"kcmp", NULL,
+	"kcmp", "fanotify_init", "fanotify_mark", NULL,
 };
 static const char *const obsolete[] = {
 	"uselib", "acct", "quotactl", "swapon", "swapoff", "reboot",
@@ -195,7 +207,11 @@ static const char *const obsolete[] = {
 	"vhangup", "iopl", "ioperm", "create_module", "get_kernel_syms",
 	"query_module", "settimeofday", "clock_settime", "clock_adjtime",
 	"adjtimex", "pciconfig_read", "pciconfig_write", "kexec_load",
-	"kexec_file_load", NULL,
+	"kexec_file_load",
+	/* 16-bit segments (Wine, dosemu): a long record of kernel bugs
+	 * (CVE-2014-8133, CVE-2015-5157, CVE-2017-17806) for no use a
+	 * sandboxed tool has. Also in @cpu-emulation. */
+	"modify_ldt", NULL,
 };
 static const char *const clock[] = {
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex", NULL,

@@ -13,6 +13,10 @@
  * socketcall), or -1 for any other name: an unknown syscall. */
 int sc_syscall_resolve(const char *name, int *nr);
 
+/* The highest native syscall number the build's kernel headers know: the
+ * filter answers ENOSYS above it (docs/SECCOMP.md). */
+int sc_syscall_max(void);
+
 /* The tables sc_syscall_resolve searches, for tests: the i-th name of
  * the native table (other_abis 0, sorted by name) or of the other-ABI
  * names (1), with its number in *nr; NULL past the end. */

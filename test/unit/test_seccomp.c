@@ -3,6 +3,7 @@
  * the exact diagnostics, and the shipped policies' filters (instruction
  * counts and compile times are printed as diagnostics, never asserted). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -83,10 +84,11 @@ static size_t insns(void)
 static void compiler(void)
 {
 	ok(compile("seccomp default allow\nseccomp allow read\n", 0) == 0 &&
-		   f.rules == 0 && f.skipped == 1,
-	   "a rule equal to the default is skipped, not refused");
-	ok(compile("seccomp deny socket\n", 0) == 0 && f.added == 3,
-	   "socket denied: three io_uring rules are added");
+		   f.rules == 1 && f.skipped == 1,
+	   "a rule equal to the default is skipped, not refused (the one "
+	   "rule: prlimit64 on others)");
+	ok(compile("seccomp deny socket\n", 0) == 0 && f.added == 4,
+	   "socket denied: three io_uring rules are added (and prlimit64's)");
 	is_str(f.notes[0],
 	       "io_uring_setup: ERRNO(EPERM) (socket is denied, t.policy:1:14)",
 	       "the added route names its reason and position");
@@ -95,14 +97,42 @@ static void compiler(void)
 		   has("if ($syscall == 425)\n    action ERRNO(13);"),
 	   "a conditional socket denial also closes io_uring, with its errno");
 	ok(compile("seccomp deny socket\nseccomp allow io_uring_setup\n", 0) ==
-			   0 && f.added == 2,
+			   0 && f.added == 3,
 	   "a rule for io_uring_setup keeps the policy's word for it");
-	ok(compile("seccomp deny @namespaces\n", 0) == 0 && f.added == 1 &&
+	ok(compile("seccomp deny @namespaces\n", 0) == 0 && f.added == 2 &&
 		   has("# added: clone3: ERRNO(ENOSYS) (clone is filtered"),
 	   "clone flags filtered: clone3 gets ENOSYS");
 	ok(compile("seccomp deny @namespaces\nseccomp kill clone3\n", 0) == 0 &&
-		   f.added == 0,
+		   f.added == 1,
 	   "a clone3 rule of the policy wins over the added ENOSYS");
+	ok(compile("seccomp deny keyctl\n", 0) == 0 &&
+		   has("# added: prlimit64 if arg0 != 0: ERRNO(EPERM)") &&
+		   has("if ($a0.hi32 == 0)\n      if ($a0.lo32 == 0)\n      "
+		       "else\n        action ERRNO(1);"),
+	   "prlimit64 on another process (pid != 0) is refused with EPERM");
+	ok(compile("seccomp allow prlimit64\nseccomp deny keyctl\n", 0) == 0 &&
+		   f.added == 0,
+	   "a prlimit64 rule of the policy keeps the policy's word for it");
+	{
+		struct sock_filter *b = NULL;
+		size_t n = 0;
+		int max = sc_syscall_max();
+
+		ok(compile("seccomp deny keyctl\n", 0) == 0 &&
+			   sc_filter_bpf(&d, &f, &b, &n) == 0 && n > 6 &&
+			   b[0].code == (BPF_LD | BPF_W | BPF_ABS) &&
+			   b[0].k == 4 && b[1].k == AUDIT_ARCH_X86_64 &&
+			   b[1].jf == 4 && b[3].k == 0x40000000 &&
+			   b[3].jt == 2 && b[4].k == (unsigned)max &&
+			   b[4].jf == 1 &&
+			   b[5].k == (SECCOMP_RET_ERRNO | ENOSYS) &&
+			   has("# x86_64 syscall numbers above"),
+		   "the program starts with ENOSYS above the highest known "
+		   "number, then libseccomp's");
+		free(b);
+		ok(max >= 435 && max < 1024, "the highest known number (%d) "
+		   "is at least clone3's", max);
+	}
 	ok(compile("seccomp default errno=EPERM\nseccomp allow execve\n", 0) ==
 			   0 && has("# added: clone3: ERRNO(ENOSYS) (not allowed "
 				    "by default"),
