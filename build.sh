@@ -46,10 +46,17 @@ PACKAGES=(
 	clang libseccomp-dev util-linux file strace mandoc
 )
 
-# Only for tests: the container runtime of test/packaging/oci.sh. As root,
-# `./build.sh test` installs them; otherwise that test says it skipped and
-# which package is missing.
-TEST_PACKAGES=(podman runc)
+# What test/integration/compat.sh runs under the shipped policies (an
+# agent's data-science script, developer tools). Installed by `test` as
+# root; as a user the compatibility steps that need one skip, naming it.
+# Node and npm only when no node/npm is on PATH (a NodeSource nodejs
+# already ships npm and conflicts with Debian's). podman and runc are the
+# container runtime of test/packaging/oci.sh (it skips, naming them,
+# when they are missing).
+TEST_PACKAGES=(
+	python3-numpy python3-pandas python3-matplotlib python3-scipy git make
+	podman runc
+)
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
@@ -65,7 +72,7 @@ usage() {
 
 missing_packages() {
 	local p st
-	for p in "${PACKAGES[@]}"; do
+	for p in "$@"; do
 		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
 		[[ $st == ii* ]] || echo "$p"
 	done
@@ -73,10 +80,7 @@ missing_packages() {
 
 ensure_packages() {
 	local missing
-	if [[ ${1:-} == test && $(id -u) == 0 ]]; then
-		PACKAGES+=("${TEST_PACKAGES[@]}")
-	fi
-	missing=$(missing_packages | tr '\n' ' ')
+	missing=$(missing_packages "${PACKAGES[@]}" | tr '\n' ' ')
 	missing=${missing% }
 	[[ -z $missing ]] && return 0
 	if [[ $(id -u) != 0 ]]; then
@@ -91,6 +95,27 @@ ensure_packages() {
 	# shellcheck disable=SC2086 # word splitting of the package list is wanted
 	apt-get install -y -qq --no-install-recommends $missing </dev/null \
 		>>"$B/apt-install.log" 2>&1 ||
+		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
+}
+
+ensure_test_packages() {
+	local missing
+	missing=$(missing_packages "${TEST_PACKAGES[@]}" | tr '\n' ' ')
+	command -v node >/dev/null || missing+="nodejs "
+	command -v npm >/dev/null || missing+="npm "
+	missing=${missing% }
+	[[ -z $missing ]] && return 0
+	if [[ $(id -u) != 0 ]]; then
+		say "not installed (the compatibility steps using them skip): $missing"
+		return 0
+	fi
+	say "installing for the tests: $missing"
+	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086 # word splitting of the package list is wanted
+	{ apt-get install -y -qq --no-install-recommends $missing </dev/null ||
+		{ apt-get update -qq </dev/null &&
+			apt-get install -y -qq --no-install-recommends $missing \
+				</dev/null; }; } >>"$B/apt-install.log" 2>&1 ||
 		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
 }
 
@@ -317,7 +342,7 @@ build_libseccomp() {
 
 prepare() {
 	mkdir -p "$B"
-	ensure_packages "${1:-}"
+	ensure_packages
 	setup_uapi
 	build_libseccomp
 }
@@ -465,7 +490,8 @@ build)
 	fix_modes
 	;;
 test)
-	prepare test
+	prepare
+	ensure_test_packages
 	run_make all || die "make failed"
 	fix_modes
 	exec "$ROOT/test/run.sh"
