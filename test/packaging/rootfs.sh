@@ -8,7 +8,8 @@
 echo "1..4"
 scratch_dir T
 R=$T/rootfs
-mkdir -p "$R/usr/local/bin" "$R/usr/local/share/pysbx/policies"
+mkdir -p "$R/usr/local/bin" "$R/usr/local/share/pysbx/policies" \
+	"$R/proc" "$R/dev" "$R/tmp"
 cp "$PYSBX_BIN"/pysbx* "$R/usr/local/bin/"
 cp "$PYSBX_POLICIES/minimal.policy" "$R/usr/local/share/pysbx/policies/"
 cp "$PYSBX_PROBE/exec_probe" "$R/target"
@@ -22,7 +23,9 @@ nonstatic=$(for f in "$R"/usr/local/bin/* "$R/target"; do
 	file -b "$f" | grep -qE 'static(-pie)? ?(-)?linked|statically linked' || echo "$f"; done)
 is "$libs$nonstatic" "" "the root holds no libc, no loader, no shell; every program static"
 
-# The outer sandbox: that tree is the whole root (plus proc, dev, tmp);
+# The outer sandbox: that tree is the whole root, bound read-only at /
+# (the chain execs its next steps from fds opened before, so it needs
+# none of its programs inside), plus proc, dev and tmp on its empty dirs;
 # user namespaces stay allowed so that the inner chain can make its own.
 # Its /proc is the host's, bound: a fresh procfs made by pysbx keeps
 # sys, sysrq-trigger, irq and bus under read-only mounts, and the kernel
@@ -31,8 +34,7 @@ is "$libs$nonstatic" "" "the root holds no libc, no loader, no shell; every prog
 cat >"$T/outer.policy" <<EOP
 unshare user mount pid ipc uts net
 nested-userns allow
-ro-bind $R/usr /usr
-ro-bind $R/target /target
+ro-bind $R /
 bind /proc /proc
 dev /dev
 tmpfs /tmp
