@@ -199,9 +199,27 @@ for side in bare sandbox; do
 done
 
 "$PY" - "$OUT" "${MODULES[@]}" <<'EOF' | tee "$OUT/report.txt"
-import os, sys, xml.etree.ElementTree as ET
+import collections, os, re, sys, xml.etree.ElementTree as ET
 
 out, mods = sys.argv[1], sys.argv[2:]
+
+# The intended restriction a sandbox-only failure comes from, read from
+# its traceback; "unexplained" is what to look at.
+REASONS = [
+    ("socket() denied (no network, no sockets)",
+     re.compile(r"socket|Can not create socket|server\.sockets|"
+                r"create_server|create_connection|getaddrinfo|"
+                r"multiprocessing/(connection|managers|forkserver)|"
+                r"Manager\(|listener", re.S)),
+    ("read-only /workspace",
+     re.compile(r"Read-only file system: '/workspace")),
+    ("only the caller's uid and gid exist (user namespace)",
+     re.compile(r"set(e|re|res)?[ug]id|initgroups|setgroups|"
+                r"(user|group|extra_groups)=", re.S)),
+    ("the limits (memory, file size, fds, processes)",
+     re.compile(r"MemoryError|File too large|Too many open files|"
+                r"Resource temporarily unavailable|RLIMIT")),
+]
 
 def cases(side, m):
     p = os.path.join(out, side, m + ".xml")
@@ -211,14 +229,20 @@ def cases(side, m):
     except (OSError, ET.ParseError):
         return None
     for tc in root.iter("testcase"):
-        st = "pass"
+        st, text = "pass", ""
         for child in tc:
             if child.tag in ("failure", "error"):
-                st = "fail"
+                st, text = "fail", child.text or child.get("message") or ""
             elif child.tag == "skipped" and st == "pass":
-                st = "skip"
-        res[tc.get("name")] = st
+                st, text = "skip", child.text or child.get("message") or ""
+        res[tc.get("name") or "(unnamed)"] = (st, text)
     return res
+
+def reason(text):
+    for name, rx in REASONS:
+        if rx.search(text):
+            return name
+    return "unexplained"
 
 def rc(side, m):
     try:
@@ -232,44 +256,56 @@ def status(side, m):
         return "-"
     if r == 124:
         return "timeout"
-    return {0: "ok", 2: "fail", 3: "env-changed", 4: "no-tests"}.get(r, f"rc={r}")
+    return {0: "ok", 2: "fail", 3: "env-changed",
+            4: "no-tests"}.get(r, f"rc={r}")
 
-tot = dict(only_fail=0, only_skip=0, never=0, cases=0)
+def count(c, k):
+    return sum(1 for v in c.values() if v[0] == k)
+
+tot = collections.Counter()
+why = collections.Counter()
 worse = []
-print(f"{'module':28} {'bare':>20} {'sandbox':>20}  sandbox-only")
-print(f"{'':28} {'pass/fail/skip st':>20} {'pass/fail/skip st':>20}  fail skip never")
+print(f"{'module':40} {'bare':>21} {'sandbox':>21}  sandbox-only")
+print(f"{'':40} {'pass/fail/skip status':>21} "
+      f"{'pass/fail/skip status':>21}  fail skip never")
 for m in mods:
     b, s = cases("bare", m), cases("sandbox", m)
+
     def fmt(c, side):
         if c is None:
-            return f"{'no xml':>14} {status(side, m):>5}"
-        n = lambda k: sum(1 for v in c.values() if v == k)
-        return f"{n('pass'):>5}/{n('fail'):>3}/{n('skip'):>3} {status(side, m):>6}"
-    b = b or {}
-    s_ = s or {}
-    of = sorted(k for k, v in s_.items() if v == "fail" and b.get(k) != "fail")
-    os_ = sorted(k for k, v in s_.items() if v == "skip" and b.get(k) == "pass")
-    nv = sorted(k for k in b if k not in s_)
-    tot["only_fail"] += len(of); tot["only_skip"] += len(os_)
-    tot["never"] += len(nv); tot["cases"] += len(b)
-    bad = of or nv or status("sandbox", m) not in (status("bare", m), "ok")
-    print(f"{m:28} {fmt(cases('bare', m), 'bare'):>20} "
-          f"{fmt(s, 'sandbox'):>20}  {len(of):>4} {len(os_):>4} {len(nv):>5}")
-    if bad or os_:
-        worse.append((m, of, os_, nv))
+            return f"{'no xml':>14} {status(side, m):>6}"
+        return (f"{count(c, 'pass'):>5}/{count(c, 'fail'):>3}/"
+                f"{count(c, 'skip'):>3} {status(side, m):>6}")
+    bb, ss = b or {}, s or {}
+    of = sorted((k, reason(v[1])) for k, v in ss.items()
+                if v[0] == "fail" and bb.get(k, ("",))[0] != "fail")
+    osk = sorted((k, v[1].strip()[:70]) for k, v in ss.items()
+                 if v[0] == "skip" and bb.get(k, ("",))[0] == "pass")
+    nv = sorted(k for k in bb if k not in ss)
+    tot["fail"] += len(of)
+    tot["skip"] += len(osk)
+    tot["never"] += len(nv)
+    tot["cases"] += len(bb)
+    for _, r in of:
+        why[r] += 1
+    print(f"{m:40} {fmt(b, 'bare'):>21} {fmt(s, 'sandbox'):>21}  "
+          f"{len(of):>4} {len(osk):>4} {len(nv):>5}")
+    if of or osk or nv or status("sandbox", m) != status("bare", m):
+        worse.append((m, of, osk, nv))
 print()
 print(f"{len(mods)} modules, {tot['cases']} cases bare; sandbox only: "
-      f"{tot['only_fail']} fail, {tot['only_skip']} skipped, "
-      f"{tot['never']} never run; "
-      f"{sum(1 for w in worse if w[1] or w[3])} modules with a "
+      f"{tot['fail']} fail, {tot['skip']} skipped, {tot['never']} never "
+      f"run; {sum(1 for w in worse if w[1] or w[3])} modules with a "
       "sandbox-only failure or unrun case")
-for m, of, os_, nv in worse:
+for r, n in why.most_common():
+    print(f"  {n:5} failures: {r}")
+for m, of, osk, nv in worse:
     print(f"\n== {m}: status bare {status('bare', m)}, "
           f"sandbox {status('sandbox', m)}")
-    for k in of:
-        print(f"  FAIL  {k}")
-    for k in os_:
-        print(f"  SKIP  {k}")
+    for k, r in of:
+        print(f"  FAIL  {k}  [{r}]")
+    for k, t in osk:
+        print(f"  SKIP  {k}  ({t})")
     if nv:
         print(f"  NEVER RUN: {len(nv)} cases" +
               ("" if len(nv) > 10 else ": " + " ".join(nv)))
