@@ -24,8 +24,8 @@
 # re-runs itself as uid COMPAT_UID (default 42997) with no groups: the
 # suite must see an ordinary user, as the sandbox's users are.
 #
-# Not part of ./build.sh test: the subset takes about half an hour on two
-# cores, --all several hours. Needs libpython3.11-testsuite (installed with
+# Not part of ./build.sh test: the subset takes about 40 minutes a side on
+# two shared cores, --all hours. Needs libpython3.11-testsuite (installed with
 # apt-get when run as root).
 
 set -uo pipefail
