@@ -210,10 +210,6 @@ both "a mount under the policy's own /bin symlink" \
 	"$(pol underlink 'unshare user mount' 'ro-bind /usr /usr' 'symlink usr/bin /bin' 'tmpfs /bin/x')"
 both "a file under a read-only bind" \
 	"$(pol underro 'unshare user mount' 'ro-bind /usr /usr' 'file /usr/new x')"
-both "a mount point missing in a read-only bind" \
-	"$(pol mpointro 'unshare user mount' "ro-bind $T/rw /ro" 'tmpfs /ro/t')"
-both "a dir missing in a read-only bind" \
-	"$(pol dirro 'unshare user mount' "ro-bind $T/rw /ro" 'dir /ro/d')"
 both "limit as below what the chain needs" "$(pol lowas 'limit as 512K')"
 both "a -D the policy does not use" "$(pol unused 'timeout 5s')" -D TIMOUT=1s
 both "a file under a read-write bind (made on the host)" \

@@ -419,8 +419,12 @@ static void shipped(void)
 		 * are the machine's, not the code's). */
 		snprintf(row, sizeof(row), "| %s | %u | %zu / %zu | %zu / %zu |",
 			 de->d_name, f.syscalls, lin, lpath, tree, tpath);
-		ok(doc && strstr(doc, row), "docs/SECCOMP.md has the row %s "
-		   "(a policy's filter changed: update the table there)", row);
+		if (doc)
+			ok(strstr(doc, row) != NULL, "docs/SECCOMP.md has the "
+			   "row %s (a policy's filter changed: update the "
+			   "table there)", row);
+		else
+			skip(1, "no docs/SECCOMP.md here to compare");
 		seen++;
 	}
 	closedir(dp);
