@@ -1,6 +1,7 @@
 /* The policy language: every rejection with its exact diagnostic, the
  * variables, includes, and the round trip through a sealed memfd. */
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -693,8 +694,24 @@ static void plan_skip_seccomp(void)
 	free(bad);
 }
 
+/* ${PASSWD_HOME}: the home the password database gives the caller, for
+ * credential masks when HOME is unset, /tmp or elsewhere. */
+static void passwd_home(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char want[4200];
+	char *t = show("unshare mount\nmask ${PASSWD_HOME:-/none}/.ssh\n", NULL);
+
+	snprintf(want, sizeof(want), "mask %s/.ssh\n",
+		 pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : "/none");
+	ok(t && strstr(t, want), "PASSWD_HOME is the password database's home: %s",
+	   want);
+	free(t);
+}
+
 int main(void)
 {
+	passwd_home();
 	rejections();
 	all_errors();
 	variables();
