@@ -34,7 +34,10 @@ run() {
 	rc=$?
 	st=$(cat "$T/status")
 }
-sh_in() { local ws=$1; shift; run "$ws" /bin/sh -c "$*"; }
+# sh_in WS SCRIPT: agent-shell runs SCRIPT with $EVIL defined (the
+# sandbox's environment is the policy's, not ours).
+sh_in() { local ws=$1; shift; run "$ws" /bin/sh -c "EVIL='$EVIL'
+$*"; }
 # newrepo DIR: a repository with one commit and a harmless pre-commit hook.
 newrepo() {
 	mkdir -p "$1" && $GIT -C "$1" init -q -b main && echo a >"$1/a.txt" &&
@@ -53,7 +56,6 @@ host_commit() {
 	if [[ -e $PWN ]]; then echo "RAN: $(tr '\n' ' ' <"$PWN")"; else echo clean; fi
 }
 sum() { cat "$@" 2>/dev/null | cksum; }
-export EVIL
 
 # --- renaming an unprotected parent -------------------------------------
 W=$T/r1 && newrepo "$W"
@@ -82,8 +84,8 @@ is "$rc:$(host_commit "$W/proj")" "0:clean" "a .git file (gitdir: ../real.git): 
 
 # --- git indirection: commondir, modules, symlinked hooks, hooksPath -----
 W=$T/r4 && newrepo "$W"
-sh_in "$W" 'mkdir -p evil/hooks && git init -q --bare evil 2>/dev/null; printf "%s\n" "$EVIL" > evil/hooks/pre-commit
-chmod +x evil/hooks/pre-commit; echo ../evil > .git/commondir; true'
+sh_in "$W" 'mkdir evil && cp -a .git/objects .git/refs .git/config evil/ && mkdir evil/hooks
+printf "%s\n" "$EVIL" > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit; echo ../evil > .git/commondir; true'
 is "$(host_commit "$W")" clean "a new .git/commondir pointing at a directory with its own hooks: the host's git commit runs nothing the sandbox wrote"
 [[ $out == *"pysbx-mount: warning: "*".git/commondir"* && $st == *'"event":"protect"'*commondir* ]] &&
 	ok "... the run says so on stderr and in a status record" || not_ok "... the run says so on stderr and in a status record" "out: $out" "status: $st"

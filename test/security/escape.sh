@@ -199,6 +199,14 @@ touch "$T/stop"
 wait "$swapper" 2>/dev/null
 [[ -d $WS/.git/hooks.d && ! -e $WS/.git/hooks ]] && mv -T "$WS/.git/hooks.d" "$WS/.git/hooks"
 [[ -L $WS/.git/hooks ]] && rm "$WS/.git/hooks" && mv -T "$WS/.git/hooks.d" "$WS/.git/hooks"
+# A run that started while hooks was away finds it "created during the
+# run" and renames it aside (docs/MOUNT.md "protect"): put it back.
+if [[ ! -e $WS/.git/hooks ]]; then
+	for d in "$WS"/.git/hooks.pysbx-refused-*; do
+		[[ -d $d && ! -L $d ]] && mv -T "$d" "$WS/.git/hooks" && break
+	done
+fi
+rm -rf "$WS"/.git/hooks.pysbx-refused-*
 is "${bad:-none}" "none" \
 	"CVE-2021-30465 (runc rename race): A x12 while the host swaps .git/hooks and a symlink: no mount lands on /usr/share"
 
