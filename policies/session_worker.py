@@ -133,7 +133,10 @@ class Worker:
         self.std = (sys.stdin, sys.stdout, sys.stderr)
 
     def compile(self, code):
-        import ast
+        # _ast, not ast: the same node classes and flags, without ast.py's
+        # imports (enum, contextlib, functools), the largest part of a
+        # cold first execute.
+        import _ast as ast
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         tree = compile(code, "<session>", "exec", ast.PyCF_ONLY_AST | flags)
         last = None

@@ -26,6 +26,8 @@ BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/bin")
 WS = sys.argv[2] if len(sys.argv) > 2 else os.getcwd()
 PYSBX = os.path.join(BIN, "pysbx")
 EXEC_PASS = b'{"action":"execute","code":"pass"}\n'
+POLICY = os.path.join(os.path.dirname(BIN.rstrip("/")), "..", "policies",
+                      "python.policy")
 
 
 def spawn():
@@ -52,7 +54,7 @@ def ticks(pid):
 
 
 def main():
-    cold, bare = [], []
+    cold, bare, run = [], [], []
     for _ in range(20):
         t = time.perf_counter()
         p = spawn()
@@ -65,6 +67,11 @@ def main():
         subprocess.run(["/usr/bin/python3", "-I", "-S", "-c", "pass"],
                        check=True)
         bare.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        subprocess.run([PYSBX, "run", "-p", POLICY, "-D", f"WORKSPACE={WS}",
+                        "--", "/usr/bin/python3", "-I", "-S", "-c", "pass"],
+                       check=True)
+        run.append((time.perf_counter() - t) * 1000)
 
     p = spawn()
     ask(p, EXEC_PASS)
@@ -86,11 +93,15 @@ def main():
     p.wait()
 
     cm, bm = statistics.median(cold), statistics.median(bare)
+    rm = statistics.median(run)
     print(f"warm execute 'pass' round trip: median {statistics.median(warm):.3f}"
           f" ms (min {min(warm):.3f}, p90 "
           f"{statistics.quantiles(warm, n=10)[-1]:.3f}), 1000 runs")
     print(f"cold first execute: median {cm:.1f} ms; bare python3 -I -S -c "
-          f"pass: {bm:.1f} ms; ratio {cm / bm:.2f}x (20 alternating runs)")
+          f"pass: {bm:.1f} ms; ratio {cm / bm:.2f}x; pysbx run -p "
+          f"python.policy python3 -I -S -c pass: {rm:.1f} ms, "
+          f"{rm / bm:.2f}x (20 alternating runs)")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     print(f"session RSS after the warm runs: VmRSS {rss[0]}, VmHWM {rss[1]}; "
           f"after a 1 MB output: VmRSS {rss_big[0]}, VmHWM {rss_big[1]}")
     print(f"idle CPU over 10 s: {idle} ticks "

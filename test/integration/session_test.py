@@ -212,6 +212,11 @@ r = s.execute(
     " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
     "time.sleep(100)", timeout=2)
 ok(r["status"] == "timeout", "the daemon's execute timed out", r)
+# Right after the answer, not after a pause: the session answers only once
+# the whole tree is gone (it is their subreaper and waits for them).
+ok(not my_procs("daemon-marker-1") and not workers(),
+   "no process of the sandbox is left when a timeout is answered",
+   my_procs("daemon-marker-1"), workers())
 
 
 def stopped():
@@ -222,9 +227,6 @@ def stopped():
 
 ok(os.path.exists(daemon) and stopped(),
    "a setsid daemon started by user code stops writing after a timeout")
-ok(not my_procs("daemon-marker-1") and not workers(),
-   "no process of the sandbox is left after a timeout",
-   my_procs("daemon-marker-1"), workers())
 
 # --- reset -----------------------------------------------------------------
 
