@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +84,9 @@ struct prot {
 	struct seen *s;
 	size_t ns, caps;
 	size_t nro;
+	int ifd;		/* inotify: lock files made next to them */
+	char **wrel;		/* the watched directory of each wd - 1 */
+	size_t nw;
 };
 
 static struct prot *prots;
@@ -1026,6 +1030,101 @@ static int apply(struct walk *w)
 	return 0;
 }
 
+#define WATCH_MAX 64
+
+/* Git and most editors write a file as NAME.lock (or a temporary name)
+ * and rename it over NAME: on a protected NAME the rename fails with
+ * EBUSY, and some commands (git branch --set-upstream-to) still say they
+ * succeeded. The directories of read-only paths are watched for new
+ * NAME.lock files, so that after the run the refusal can be named. Best
+ * effort: no inotify (the per-user instance limit), no note. */
+static void watch_locks(struct walk *w)
+{
+	struct prot *p = w->p;
+
+	p->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (p->ifd < 0 || !(p->wrel = calloc(WATCH_MAX, sizeof(*p->wrel))))
+		return;
+	for (size_t i = 0; i < p->ne && p->nw < WATCH_MAX; i++) {
+		char dir[PLAN_MAX_PATH + 1];
+		int fd, wd;
+
+		if (p->e[i].kind != E_RO)
+			continue;
+		dir_of(p->e[i].rel, dir, sizeof(dir));
+		fd = sys_openat2(w->rootfd, *dir ? dir : ".",
+				 O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+				 MNT_RESOLVE);
+		/* inotify takes a path: the directory's own, as cwd */
+		if (fd < 0 || fchdir(fd) < 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		wd = inotify_add_watch(p->ifd, ".", IN_CREATE | IN_ONLYDIR);
+		close(fd);
+		if (wd > 0 && (size_t)wd <= WATCH_MAX && !p->wrel[wd - 1] &&
+		    (p->wrel[wd - 1] = strdup(dir)))
+			p->nw++;
+	}
+	if (chdir("/") < 0) {
+		/* the cwd is not used again before pivot_root's fchdir */
+	}
+}
+
+/* Was rel noted already? If not, note it (the seen entry's own string:
+ * it outlives the loop). */
+static bool once(const char **noted, size_t *n, size_t max,
+		 const struct prot *p, const char *rel)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(noted[i], rel))
+			return true;
+	for (size_t i = 0; i < p->ns && *n < max; i++)
+		if (!strcmp(p->s[i].rel, rel)) {
+			noted[(*n)++] = p->s[i].rel;
+			break;
+		}
+	return false;
+}
+
+/* After the run: a NAME.lock made next to a protected NAME. */
+static void note_refusals(struct walk *w)
+{
+	struct prot *p = w->p;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const char *noted[16];
+	size_t nnoted = 0;
+	ssize_t n;
+
+	if (p->ifd < 0)
+		return;
+	while ((n = read(p->ifd, buf, sizeof(buf))) > 0)
+		for (char *q = buf; q < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)q;
+			char rel[PLAN_MAX_PATH + 1];
+			size_t l = ev->len ? strlen(ev->name) : 0;
+			const char *dir = ev->wd > 0 && ev->wd <= WATCH_MAX ?
+				p->wrel[ev->wd - 1] : NULL;
+
+			q += sizeof(*ev) + ev->len;
+			if (!dir || l <= 5 || strcmp(ev->name + l - 5, ".lock"))
+				continue;
+			snprintf(rel, sizeof(rel), "%s%s%.*s", dir,
+				 *dir ? "/" : "", (int)(l - 5), ev->name);
+			if (!was_seen(p, rel, S_RO, NULL))
+				continue;
+			if (once(noted, &nnoted, 16, p, rel))
+				continue;
+			report(w, "refused", rel, "is protected: a command "
+			       "tried to replace it during the run (%s), and "
+			       "the sandbox refused the write, whatever the "
+			       "command said", ev->name);
+		}
+	close(p->ifd);
+	p->ifd = -1;
+}
+
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1];
@@ -1039,6 +1138,7 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	prots = ps;
 	w.p = memset(&prots[nprots++], 0, sizeof(*prots));
 	w.p->op = op;
+	w.p->ifd = -1;
 	if (split_patterns(w.p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
 				 op->dst);
@@ -1049,6 +1149,8 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	r = scan(&w);
 	if (!r)
 		r = apply(&w);
+	if (!r && w.p->nro)
+		watch_locks(&w);
 	close(w.rootfd);
 	qsort(w.p->s, w.p->ns, sizeof(*w.p->s), cmp_seen);
 	return r;
@@ -1166,6 +1268,7 @@ void mnt_protect_check(struct diag *d, int code)
 		if (w.rootfd < 0)
 			continue;
 		check_one(&w);
+		note_refusals(&w);
 		close(w.rootfd);
 		if (code && w.p->nro)
 			diag_warn(d, "%zu path%s below %s %s read-only in this "

@@ -643,7 +643,11 @@ void perr_print(const struct perr *e, const char *prog, const char *file)
 	if (e->total + e->warnings > e->n)
 		fprintf(stderr, "%s: ... and %zu more diagnostics\n", prog,
 			e->total + e->warnings - e->n);
-	if (e->total)
+	if (e->total) {
+		char esc[PLAN_MAX_PATH * 4 + 1];
+
+		diag_term_escape(esc, sizeof(esc), file);
 		fprintf(stderr, "%s: %zu error%s in %s; nothing was started\n",
-			prog, e->total, e->total == 1 ? "" : "s", file);
+			prog, e->total, e->total == 1 ? "" : "s", esc);
+	}
 }

@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..29"
+echo "1..30"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -141,6 +141,13 @@ is "$rc:$out" "0:3" "git add/commit/branch/checkout/stash/merge/tag work inside 
 sh_in "$W" 'git config user.name x'
 [[ $rc == 4 && $out == *"Device or resource busy"*"pysbx-mount: warning: "*"read-only in this sandbox"*"refused by the sandbox"* ]] &&
 	ok "a refused write on a protected path is named as the sandbox's refusal" || not_ok "sandbox refusal named" "$out"
+
+$GIT -C "$W" branch other
+sh_in "$W" 'git branch --set-upstream-to=other 2>/dev/null; echo rc=$?'
+[[ $out == "branch 'main' set up to track 'other'."*"rc=0"*"pysbx-mount: warning: $W/.git/config is protected: a command tried to replace it"*"the sandbox refused the write"* &&
+	$st == *'"what":"refused","path":"'"$W/.git/config"* ]] &&
+	ok "git branch --set-upstream-to says it succeeded: the run says the sandbox refused (stderr and status record)" ||
+	not_ok "refusal named although the command exited 0" "$out" "$st"
 
 # --- agent-shell's protected names ------------------------------------------
 W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do echo orig >"$W/$f"; done
