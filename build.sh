@@ -35,6 +35,15 @@ PACKAGES=(
 	clang libseccomp-dev util-linux file strace
 )
 
+# What test/integration/compat.sh runs under the shipped policies (an
+# agent's data-science script, developer tools). Installed by `test` as
+# root; as a user the compatibility steps that need one skip, naming it.
+# Node and npm only when no node/npm is on PATH (a NodeSource nodejs
+# already ships npm and conflicts with Debian's).
+TEST_PACKAGES=(
+	python3-numpy python3-pandas python3-matplotlib python3-scipy git make
+)
+
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 say() { echo "build.sh: $*" >&2; }
@@ -49,7 +58,7 @@ usage() {
 
 missing_packages() {
 	local p st
-	for p in "${PACKAGES[@]}"; do
+	for p in "$@"; do
 		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
 		[[ $st == ii* ]] || echo "$p"
 	done
@@ -57,7 +66,7 @@ missing_packages() {
 
 ensure_packages() {
 	local missing
-	missing=$(missing_packages | tr '\n' ' ')
+	missing=$(missing_packages "${PACKAGES[@]}" | tr '\n' ' ')
 	missing=${missing% }
 	[[ -z $missing ]] && return 0
 	if [[ $(id -u) != 0 ]]; then
@@ -72,6 +81,27 @@ ensure_packages() {
 	# shellcheck disable=SC2086 # word splitting of the package list is wanted
 	apt-get install -y -qq --no-install-recommends $missing </dev/null \
 		>>"$B/apt-install.log" 2>&1 ||
+		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
+}
+
+ensure_test_packages() {
+	local missing
+	missing=$(missing_packages "${TEST_PACKAGES[@]}" | tr '\n' ' ')
+	command -v node >/dev/null || missing+="nodejs "
+	command -v npm >/dev/null || missing+="npm "
+	missing=${missing% }
+	[[ -z $missing ]] && return 0
+	if [[ $(id -u) != 0 ]]; then
+		say "not installed (the compatibility steps using them skip): $missing"
+		return 0
+	fi
+	say "installing for the tests: $missing"
+	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086 # word splitting of the package list is wanted
+	{ apt-get install -y -qq --no-install-recommends $missing </dev/null ||
+		{ apt-get update -qq </dev/null &&
+			apt-get install -y -qq --no-install-recommends $missing \
+				</dev/null; }; } >>"$B/apt-install.log" 2>&1 ||
 		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
 }
 
@@ -337,6 +367,7 @@ build)
 	;;
 test)
 	prepare
+	ensure_test_packages
 	run_make all || die "make failed"
 	fix_modes
 	exec "$ROOT/test/run.sh"

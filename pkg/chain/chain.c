@@ -47,10 +47,10 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		c->policy = arg;
 		return 1;
 	case 'D':
-		if (c->vars.n >= PLAN_MAX_VARS - 4)
+		if (c->vars.n >= PLAN_MAX_DEFINES)
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "too many -D variables (max %d)",
-					 PLAN_MAX_VARS - 4);
+					 PLAN_MAX_DEFINES);
 		if (vars_add_arg(&c->vars, arg, err, sizeof(err)))
 			return diag_fail(d, EXIT_USAGE, 0, "%s", err);
 		return 1;

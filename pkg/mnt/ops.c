@@ -509,13 +509,71 @@ static int do_symlink(struct diag *d, struct mnt_build *b,
 	return 0;
 }
 
+static int write_all(int fd, const char *s, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, s + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* `file` over a file that is already there (a host file under a bind:
+ * ci.policy's /etc/passwd over the host root): the content is made in the
+ * staging root (ours alone) and mounted read-only on top. Only over a
+ * regular file: a directory or device keeps EEXIST. */
+static int file_over(struct diag *d, struct mnt_build *b,
+		     const struct fs_op *op)
+{
+	static unsigned seq;
+	char bad[PLAN_MAX_PATH + 1], name[32];
+	struct stat st;
+	int dst, src, m = -1, e;
+
+	dst = mnt_open_dst(b->rootfd, op->dst, DST_EXISTING, 0, bad,
+			   sizeof(bad));
+	if (dst < 0)
+		return mnt_op_fail(d, op, errno, bad, "");
+	e = fstat(dst, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EEXIST : 0;
+	if (e) {
+		close(dst);
+		return mnt_op_fail(d, op, e, NULL, "");
+	}
+	snprintf(name, sizeof(name), "file%u", seq++);
+	src = sys_openat2(b->stagefd, name,
+			  O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+			  (unsigned)(op->mode >= 0 ? op->mode : 0644),
+			  MNT_RESOLVE);
+	if (src >= 0 && !write_all(src, op->src, strlen(op->src)))
+		m = mnt_clone_with(src, MASK_ATTRS);
+	if (m < 0 || mnt_attach(m, dst) < 0) {
+		e = errno;
+		if (src >= 0)
+			close(src);
+		close(dst);
+		return mnt_op_fail(d, op, e, NULL, " over the existing file");
+	}
+	close(src);
+	close(dst);
+	return 0;
+}
+
 static int do_file(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1];
 	const char *base;
-	size_t len = strlen(op->src), off = 0;
 	int dir = mnt_open_parent(b->rootfd, op->dst, &base, bad, sizeof(bad));
-	int fd;
+	int fd, e;
 
 	if (dir < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
@@ -523,20 +581,14 @@ static int do_file(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 			 (unsigned)(op->mode >= 0 ? op->mode : 0644),
 			 MNT_RESOLVE);
 	close_parent(b, dir);
+	if (fd < 0 && errno == EEXIST)
+		return file_over(d, b, op);
 	if (fd < 0)
 		return mnt_op_fail(d, op, errno, NULL, "");
-	while (off < len) {
-		ssize_t w = write(fd, op->src + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : EIO;
-
-			close(fd);
-			return mnt_op_fail(d, op, e, NULL, "");
-		}
-		off += (size_t)w;
+	if (write_all(fd, op->src, strlen(op->src)) < 0) {
+		e = errno;
+		close(fd);
+		return mnt_op_fail(d, op, e, NULL, "");
 	}
 	close(fd);
 	return 0;

@@ -71,6 +71,25 @@ static bool host_missing(const struct fs_op *bind, const char *dst)
 	return lstat(path, &st) < 0 && errno == ENOENT;
 }
 
+/* A `file` over a regular file the bind already shows (ci.policy's
+ * /etc/passwd over the host root) is mounted on top of it: nothing is made
+ * under the bind, whether it is read-only or not. */
+static bool host_regular(const struct fs_op *bind, const char *dst)
+{
+	char path[2 * PLAN_MAX_PATH + 2];
+	struct stat st;
+	const char *rest = dst + (strlen(bind->dst) == 1 ? 0 :
+				  strlen(bind->dst));
+
+	if ((bind->kind != FS_BIND && bind->kind != FS_RO_BIND &&
+	     bind->kind != FS_DEV_BIND) || strstr(bind->src, SCRATCH_PLACEHOLDER))
+		return false;
+	if (snprintf(path, sizeof(path), "%s%s", bind->src, rest) >=
+	    (int)sizeof(path))
+		return false;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static void check_one(struct ctx *c, size_t k)
 {
 	const struct plan *p = c->p;
@@ -115,6 +134,8 @@ static void check_one(struct ctx *c, size_t k)
 			cur->pos.file, cur->pos.line);
 		return;
 	}
+	if (op->kind == FS_FILE && host_regular(cur, op->dst))
+		return;
 	if (ro && (op->kind == FS_FILE || op->kind == FS_SYMLINK)) {
 		perr_at(c, &op->pos, op->pos.col,
 			"'%s %s' cannot be made under the read-only mount of "

@@ -117,13 +117,12 @@ int vars_add_arg(struct vars *v, const char *arg, char *err, size_t errlen)
 				 v->name[i]);
 			return -1;
 		}
-	/* Room for the built-ins UID, GID, HOME, PASSWD_HOME and SCRATCH
-	 * (builtins()):
-	 * past it a -D would be silently dropped, or ${SCRATCH} left as the
-	 * placeholder. */
-	if (v->n >= PLAN_MAX_VARS - 5) {
+	/* Room for the built-ins UID, GID, HOME, PASSWD_HOME, LOCALTIME and
+	 * SCRATCH (builtins()): past it a -D would be silently dropped, or
+	 * ${SCRATCH} left as the placeholder. */
+	if (v->n >= PLAN_MAX_DEFINES) {
 		snprintf(err, errlen, "too many -D variables (max %d)",
-			 PLAN_MAX_VARS - 5);
+			 PLAN_MAX_DEFINES);
 		return -1;
 	}
 	name = strndup(arg, (size_t)(eq - arg));
@@ -406,6 +405,30 @@ static void plan_reserve(struct ctx *c, const char *buf, size_t len)
 		c->p->cap_sc = n;
 }
 
+/* The host's time zone name, from the link /etc/localtime ->
+ * .../zoneinfo/NAME (Debian, Fedora, Arch: `Europe/Paris`), for policies
+ * that recreate the link inside ("symlink /usr/share/zoneinfo/${LOCALTIME}
+ * /etc/localtime": a bind would refuse the link). "UTC" when it is not
+ * such a link or the name is not a plain relative path. */
+static const char *localtime_zone(void)
+{
+	static char buf[256];
+	const char *z;
+	ssize_t n = readlink("/etc/localtime", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return "UTC";
+	buf[n] = '\0';
+	if (!(z = strstr(buf, "zoneinfo/")))
+		return "UTC";
+	z += strlen("zoneinfo/");
+	if (!*z || strstr(z, "..") || z[strspn(z, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "abcdefghijklmnopqrstuvwxyz"
+					  "0123456789/_+-.")])
+		return "UTC";
+	return z;
+}
+
 static const char *builtin_home;
 
 void policy_builtin_home(const char *home)
@@ -426,6 +449,7 @@ static void builtins(struct vars *all, const struct vars *v)
 	vars_set(all, "GID", gid);
 	if (home && home[0] == '/')
 		vars_set(all, "HOME", home);
+	vars_set(all, "LOCALTIME", localtime_zone());
 	/* The home the password database names: HOME may be unset, /tmp
 	 * (services, agent frameworks) or another directory altogether,
 	 * and credential masks must cover the real one as well. */
@@ -435,7 +459,7 @@ static void builtins(struct vars *all, const struct vars *v)
 		vars_set(all, "PASSWD_HOME", pwhome);
 	}
 	/* -D wins over built-ins: it is the caller's explicit word. The
-	 * total fits: -D is capped at PLAN_MAX_VARS - 5 by vars_add_arg. */
+	 * total fits: -D is capped at PLAN_MAX_DEFINES by vars_add_arg. */
 	for (size_t i = 0; v && i < v->n; i++)
 		vars_set(all, v->name[i], v->value[i]);
 }

@@ -22,7 +22,8 @@
 #define PLAN_MAX_ENV 128	/* env and env-pass entries */
 #define PLAN_MAX_SC 1024	/* seccomp rules after preset expansion */
 #define PLAN_MAX_FDS 32		/* keep-fd entries */
-#define PLAN_MAX_VARS 65	/* -D variables plus built-ins */
+#define PLAN_MAX_DEFINES 60	/* -D variables */
+#define PLAN_MAX_VARS 66	/* -D variables plus the 6 built-ins */
 #define PLAN_MAX_ERRORS 20	/* diagnostics reported per parse */
 #define PLAN_MAX_LINE 4096	/* bytes per policy line */
 #define PLAN_MAX_PATH 4095	/* bytes per path, as PATH_MAX - 1 */

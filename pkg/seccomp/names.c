@@ -137,8 +137,22 @@ int sc_const(const char *name, uint64_t *value)
  * one fits. Bypass routes that must go with a group (io_uring with the
  * network, clone3 with namespace flags) are added by the compiler, not
  * here, so that they apply however the policy spells its rules. */
+/* An anonymous AF_UNIX stream (or seqpacket) pair reaches nothing
+ * outside the process tree that made it: asyncio's self-pipe,
+ * multiprocessing.Pipe() and libuv's child stdio need one. A datagram
+ * pair does not stay anonymous: sendto() or connect() with a path sends to
+ * any datagram socket the sandbox can see (a host daemon's, through a
+ * bind). The type's bit 1 is set in SOCK_DGRAM (2), SOCK_RAW (3, which
+ * AF_UNIX turns into a datagram socket) and SOCK_PACKET (10), clear in
+ * SOCK_STREAM (1) and SOCK_SEQPACKET (5); the flags (SOCK_CLOEXEC,
+ * SOCK_NONBLOCK) sit far above it. A family other than AF_UNIX, high bits
+ * included, is refused (fail closed). */
+#define SOCKETPAIR_NOT_ANON_UNIX \
+	"socketpair arg0!=AF_UNIX", "socketpair arg1&0x2==0x2"
+
 static const char *const python_tool[] = {
-	"socket", "socketpair", "ptrace", "bpf", "userfaultfd",
+	/* the seed's set, socketpair narrowed to what reaches something */
+	"socket", SOCKETPAIR_NOT_ANON_UNIX, "ptrace", "bpf", "userfaultfd",
 	"perf_event_open", "process_vm_readv", "process_vm_writev",
 	"kexec_load", "kexec_file_load", "open_by_handle_at",
 	"name_to_handle_at", "fanotify_init", "fanotify_mark", NULL,
@@ -156,9 +170,8 @@ static const char *const inet[] = {
 static const char *const unix_sockets[] = {
 	/* family is an int: the kernel ignores the high 32 bits, so a
 	 * plain == would let 1<<32|AF_UNIX through. */
-	"socket arg0&0xffffffff==AF_UNIX",
-	"socketpair arg0&0xffffffff==AF_UNIX", "socketcall",
-	NULL,
+	"socket arg0&0xffffffff==AF_UNIX", "socketpair arg1&0x2==0x2",
+	"socketcall", NULL,
 };
 static const char *const mount[] = {
 	"mount", "umount", "umount2", "pivot_root", "chroot", "fsopen",
@@ -238,10 +251,15 @@ static const char *const handles[] = {
 };
 
 const struct sc_preset sc_presets[] = {
-	{ "python-tool", "what the seed python tool denies", python_tool },
+	{ "python-tool",
+	  "every socket but an anonymous AF_UNIX stream pair; tracing, bpf, "
+	  "userfaultfd, kexec, file handles",
+	  python_tool },
 	{ "network", "creating sockets of any family", network },
 	{ "inet", "sockets of every family but AF_UNIX", inet },
-	{ "unix-sockets", "AF_UNIX sockets (host sockets behind binds)",
+	{ "unix-sockets",
+	  "AF_UNIX sockets but an anonymous stream pair (host sockets "
+	  "behind binds)",
 	  unix_sockets },
 	{ "mount", "mounting, pivot_root, chroot, the new mount API", mount },
 	{ "namespaces", "unshare, setns, clone with namespace flags",

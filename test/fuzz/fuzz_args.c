@@ -248,7 +248,7 @@ static void chain_args(int argc, char **argv)
 	if (c.policy && c.plan_fd >= 0)
 		fuzz_die("fuzz_args", "-p and --plan-fd both accepted", NULL,
 			 NULL);
-	if (c.vars.n > PLAN_MAX_VARS - 4)
+	if (c.vars.n > PLAN_MAX_DEFINES)
 		fuzz_die("fuzz_args", "too many -D accepted", NULL, NULL);
 	/* The fds named here are the fuzzer's own: never write to them. */
 	if (c.plan_fd >= 0 || c.report_fd >= 0)
@@ -309,7 +309,7 @@ static void guard_args(int argc, char **argv)
 	if (c.policy && c.plan_fd >= 0)
 		fuzz_die("fuzz_args", "pysbx-clean: -p and --plan-fd", NULL,
 			 NULL);
-	if (c.vars.n > PLAN_MAX_VARS - 4)
+	if (c.vars.n > PLAN_MAX_DEFINES)
 		fuzz_die("fuzz_args", "pysbx-clean: too many -D", NULL, NULL);
 	if (o.status_fd < -1 || o.status_fd > 1 << 20 ||
 	    (o.timeout_ms && !o.timeout_set) ||

@@ -82,8 +82,8 @@ print("stopped" if n < 300 else "unbounded", n < 300)'
 is "$rc:$out" "0:stopped True" "python: a fork bomb stops at the process limit and the sandbox survives"
 
 pyrun 'import os; print(sorted(os.environ.items()))'
-is "$out" "[('HOME', '/scratch'), ('LANG', 'C.UTF-8'), ('PATH', '/usr/bin:/bin'), ('TMPDIR', '/tmp')]" \
-	"python: the environment is exactly PATH, HOME, TMPDIR, LANG"
+is "$out" "[('HOME', '/scratch'), ('LANG', 'C.UTF-8'), ('MALLOC_ARENA_MAX', '2'), ('PATH', '/usr/bin:/bin'), ('TMPDIR', '/tmp')]" \
+	"python: the environment is exactly PATH, HOME, TMPDIR, LANG and the policy's MALLOC_ARENA_MAX"
 
 pyrun 'import sys; print(repr(sys.stdin.read()))' <<<"from the caller"
 is "$out" "''" "python: stdin is /dev/null"

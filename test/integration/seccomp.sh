@@ -12,7 +12,7 @@ T=$(mktemp -d "$HOME/seccomp.XXXXXX")
 # run POLICY CALL...: the probe's lines under the policy, space-separated
 run() { local p=$1; shift; "$S" -p "$T/$p" -- "$PR" "$@" 2>&1 | tr '\n' ' ' | sed 's/ $//'; }
 
-echo "1..43"
+echo "1..47"
 
 # Distinct errnos per group, so that each result names the rule that gave it.
 cat >"$T/deny.policy" <<'EOF'
@@ -32,8 +32,17 @@ printf 'seccomp deny @python-tool @keyring\n' >"$T/python.policy"
 # --- the exact outcome of each denied call -----------------------------------
 is "$(run deny.policy getpid clone_plain ioctl_fionread)" \
 	"getpid=ok clone_plain=ok ioctl_fionread=ok" "allowed syscalls keep working"
-is "$(run deny.policy socket_inet socket_unix socketpair)" \
-	"socket_inet=EPERM socket_unix=EPERM socketpair=EPERM" "@python-tool: socket, socketpair fail with EPERM"
+is "$(run deny.policy socket_inet socket_unix socket_unix_hi)" \
+	"socket_inet=EPERM socket_unix=EPERM socket_unix_hi=EPERM" "@python-tool: socket() of every family fails with EPERM"
+is "$(run deny.policy socketpair socketpair_flags socketpair_seqpacket)" \
+	"socketpair=ok socketpair_flags=ok socketpair_seqpacket=ok" \
+	"@python-tool: an anonymous AF_UNIX stream or seqpacket pair works (asyncio, Pipe(), child stdio)"
+is "$(run deny.policy socketpair_dgram socketpair_dgram_flags socketpair_raw socketpair_dgram_hi)" \
+	"socketpair_dgram=EPERM socketpair_dgram_flags=EPERM socketpair_raw=EPERM socketpair_dgram_hi=EPERM" \
+	"@python-tool: a datagram pair (sendto() reaches any path) fails, SOCK_RAW and high bits too"
+is "$(run deny.policy socketpair_hi socketpair_inet)" \
+	"socketpair_hi=EPERM socketpair_inet=EPERM" \
+	"@python-tool: a pair of another family, or AF_UNIX with high bits set, fails closed"
 is "$(run deny.policy ptrace bpf sys:userfaultfd sys:perf_event_open sys:process_vm_readv sys:kexec_load sys:open_by_handle_at sys:name_to_handle_at)" \
 	"ptrace=EPERM bpf=EPERM sys:userfaultfd=EPERM sys:perf_event_open=EPERM sys:process_vm_readv=EPERM sys:kexec_load=EPERM sys:open_by_handle_at=EPERM sys:name_to_handle_at=EPERM" \
 	"@python-tool: the rest of the seed set fails with EPERM"
@@ -84,6 +93,9 @@ is "$(run inet.policy socket_unix_hi io_uring_setup)" \
 	"socket_unix_hi=EPERM io_uring_setup=EPERM" "@inet: AF_UNIX with high bits fails closed; io_uring follows socket"
 is "$(run unix.policy socket_unix socket_unix_hi socket_inet)" \
 	"socket_unix=EACCES socket_unix_hi=EACCES socket_inet=ok" "@unix-sockets: AF_UNIX refused, also with high bits set; AF_INET works"
+is "$(run unix.policy socketpair socketpair_seqpacket socketpair_dgram socketpair_raw)" \
+	"socketpair=ok socketpair_seqpacket=ok socketpair_dgram=EACCES socketpair_raw=EACCES" \
+	"@unix-sockets: an anonymous stream pair works, a datagram pair is refused"
 
 # --- the policy has the last word; audit; default -----------------------------
 is "$(run uring-open.policy io_uring_setup sys:io_uring_enter socket_inet)" \

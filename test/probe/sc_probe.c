@@ -70,12 +70,37 @@ static long c_socket_inet6(void)
 {
 	return sys(SYS_socket, AF_INET6, SOCK_DGRAM, 0, 0, 0);
 }
-static long c_socketpair(void)
+static long pair(long family, long type)
 {
 	int sv[2];
 
-	return sys(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, (long)sv, 0);
+	return sys(SYS_socketpair, family, type, 0, (long)sv, 0);
 }
+static long c_socketpair(void) { return pair(AF_UNIX, SOCK_STREAM); }
+static long c_socketpair_flags(void)
+{
+	return pair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
+static long c_socketpair_seqpacket(void)
+{
+	return pair(AF_UNIX, SOCK_SEQPACKET);
+}
+static long c_socketpair_dgram(void) { return pair(AF_UNIX, SOCK_DGRAM); }
+static long c_socketpair_dgram_flags(void)
+{
+	return pair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC);
+}
+/* AF_UNIX turns SOCK_RAW into a datagram socket */
+static long c_socketpair_raw(void) { return pair(AF_UNIX, SOCK_RAW); }
+static long c_socketpair_hi(void)
+{
+	return pair((long)(HI_BIT | AF_UNIX), SOCK_STREAM);
+}
+static long c_socketpair_dgram_hi(void)
+{
+	return pair(AF_UNIX, (long)(HI_BIT | SOCK_DGRAM));
+}
+static long c_socketpair_inet(void) { return pair(AF_INET, SOCK_STREAM); }
 static long c_io_uring_setup(void)
 {
 	char params[120] = { 0 }; /* struct io_uring_params, zeroed */
@@ -203,6 +228,14 @@ static const struct {
 	{ "socket_inet", c_socket_inet },
 	{ "socket_inet6", c_socket_inet6 },
 	{ "socketpair", c_socketpair },
+	{ "socketpair_flags", c_socketpair_flags },
+	{ "socketpair_seqpacket", c_socketpair_seqpacket },
+	{ "socketpair_dgram", c_socketpair_dgram },
+	{ "socketpair_dgram_flags", c_socketpair_dgram_flags },
+	{ "socketpair_raw", c_socketpair_raw },
+	{ "socketpair_hi", c_socketpair_hi },
+	{ "socketpair_dgram_hi", c_socketpair_dgram_hi },
+	{ "socketpair_inet", c_socketpair_inet },
 	{ "io_uring_setup", c_io_uring_setup },
 	{ "clone3", c_clone3 },
 	{ "clone3_plain", c_clone3_plain },

@@ -332,7 +332,7 @@ is "$out:$(cat "$WS/.env")" "mv: cannot move '.env' to 'moved': Device or resour
 # --- environment and argument injection ------------------------------------------------------
 out=$(LD_PRELOAD=/tmp/evil.so PYTHONPATH=/tmp/evil PYTHONSTARTUP=/tmp/evil.py BASH_ENV=/tmp/evil.sh PYTHONINSPECT=1 \
 	"$B/pysbx" run -p "$P/python.policy" -D WORKSPACE="$WS" -- $PY -S -c 'import os; print(sorted(os.environ))' 2>&1)
-is "$out" "['HOME', 'LANG', 'PATH', 'TMPDIR']" \
+is "$out" "['HOME', 'LANG', 'MALLOC_ARENA_MAX', 'PATH', 'TMPDIR']" \
 	"CVE-2014-6271-style env injection: P: LD_PRELOAD, PYTHONPATH, PYTHONSTARTUP, BASH_ENV do not reach the target"
 printf 'touch %s/env-pwned\n' "$WS" >"$WS/evil.sh"
 out=$(BASH_ENV="$WS/evil.sh" ENV="$WS/evil.sh" LD_PRELOAD="$WS/none.so" \

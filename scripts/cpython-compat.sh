@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# scripts/cpython-compat.sh - run CPython's regression suite (Debian's
+# libpython3.11-testsuite) bare and under policies/python.policy, one
+# module at a time, and report what fails only inside the sandbox.
+#
+#   scripts/cpython-compat.sh [-o DIR] [-t SECS] [-s bare|sandbox|both]
+#                             [--all] [MODULE...]
+#
+# Both sides run /usr/bin/python3 -m test MODULE --junit-xml as the same
+# unprivileged uid with the same environment (PATH, HOME, TMPDIR, LANG: the
+# policy's); the sandbox side is `pysbx run -p policies/python.policy` as
+# shipped, with only TIMEOUT and a kept scratch dir (for the XML) set. Each
+# module has its own timeout (-t, default 600 s): a module that hangs is
+# recorded as "timeout", not waited for. MODULEs default to the subset
+# below (what agents' scripts use, plus every module the sandbox touches:
+# sockets, threads, subprocesses, files, time, users); --all runs every
+# test_* module. Results go to DIR (default a new /tmp/cpython-compat.*):
+# DIR/{bare,sandbox}/MODULE.{xml,log,rc} and DIR/report.txt, the per-module
+# table and the list of cases that fail, are skipped or never run only in
+# the sandbox. Re-running with the same -o skips modules already done.
+#
+# As root it copies build/bin and policies/ to a private directory and
+# re-runs itself as uid COMPAT_UID (default 42997) with no groups: the
+# suite must see an ordinary user, as the sandbox's users are.
+#
+# Not part of ./build.sh test: the subset takes about half an hour on two
+# cores, --all several hours. Needs libpython3.11-testsuite (installed with
+# apt-get when run as root).
+
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 111
+OUT= TMO=600 SIDES=both ALL=0
+MODULES=()
+while (($#)); do
+	case $1 in
+	-o) OUT=$2; shift 2 ;;
+	-t) TMO=$2; shift 2 ;;
+	-s) SIDES=$2; shift 2 ;;
+	--all) ALL=1; shift ;;
+	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-*) echo "cpython-compat.sh: fatal: unknown option $1" >&2; exit 100 ;;
+	*) MODULES+=("$1"); shift ;;
+	esac
+done
+case $SIDES in bare|sandbox|both) ;; *)
+	echo "cpython-compat.sh: fatal: -s takes bare, sandbox or both" >&2
+	exit 100 ;;
+esac
+
+PY=/usr/bin/python3
+TESTDIR=/usr/lib/python3.11/test
+if [[ ! -f $TESTDIR/regrtest.py ]]; then
+	if ((EUID == 0)); then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		    libpython3.11-testsuite >/dev/null || exit 111
+	else
+		echo "cpython-compat.sh: fatal: $TESTDIR/regrtest.py missing" >&2
+		echo "cpython-compat.sh: hint: apt-get install libpython3.11-testsuite" >&2
+		exit 111
+	fi
+fi
+
+[[ -n $OUT ]] || OUT=$(mktemp -d /tmp/cpython-compat.XXXXXX) || exit 111
+mkdir -p "$OUT" || exit 111
+
+if ((EUID == 0)); then
+	uid=${COMPAT_UID:-42997}
+	tree=$(mktemp -d /tmp/cpython-compat-tree.XXXXXX) || exit 111
+	mkdir -p "$tree/build" "$tree/scripts"
+	cp -a "$ROOT/build/bin" "$tree/build/" && cp -a "$ROOT/policies" "$tree/" &&
+	    cp "$0" "$tree/scripts/" || exit 111
+	chmod -R go-w "$tree" && chmod 755 "$tree"
+	chown -R "$uid:$uid" "$OUT"
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all \
+	    env -i PATH=/usr/bin:/bin "$tree/scripts/cpython-compat.sh" \
+	    -o "$OUT" -t "$TMO" -s "$SIDES" $( ((ALL)) && echo --all) \
+	    "${MODULES[@]}"
+	rc=$?
+	rm -rf "$tree"
+	exit $rc
+fi
+
+# The default subset: 100 modules.
+SUBSET="test_asyncio test_tarfile test_threading test_queue test_importlib
+test_logging test_httpservers test_socket test_ssl test_subprocess
+test_concurrent_futures test_multiprocessing_fork test_os test_shutil
+test_tempfile test_pathlib test_glob test_fileio test_file test_json
+test_csv test_sqlite3 test_zipfile test_gzip test_bz2 test_lzma test_zlib
+test_hashlib test_hmac test_random test_math test_statistics test_decimal
+test_fractions test_datetime test_time test_zoneinfo test_locale
+test_calendar test_re test_string test_codecs test_pickle test_copy
+test_collections test_functools test_itertools test_dataclasses test_enum
+test_typing test_contextlib test_contextlib_async test_argparse
+test_configparser test_getpass test_pwd test_grp test_platform
+test_sysconfig test_site test_sys test_signal test_select test_selectors
+test_socketserver test_urllib test_urllib2 test_urlparse test_email
+test_mailbox test_mmap test_resource test_posix test_pty test_fcntl
+test_faulthandler test_traceback test_inspect test_unittest test_doctest
+test_uuid test_base64 test_struct test_array test_ctypes test_tracemalloc
+test_gc test_weakref test_thread test_threadsignals test_threading_local
+test_sched test_poll test_epoll test_compileall test_py_compile
+test_zipimport test_shlex test_pprint test_heapq test_mimetypes"
+
+if ((${#MODULES[@]} == 0)); then
+	if ((ALL)); then
+		mapfile -t MODULES < <(cd "$TESTDIR" && ls -d test_* |
+		    sed 's/\.py$//' | grep -v '^test_support$' | sort)
+	else
+		read -r -a MODULES <<<"$(echo $SUBSET)"
+	fi
+fi
+
+ENVV=(PATH=/usr/bin:/bin TMPDIR=/tmp LANG=C.UTF-8)
+
+run_bare() {	# MODULE DIR
+	local home
+	home=$(mktemp -d /tmp/cpython-compat-home.XXXXXX) || return
+	(cd "$home" && env -i "${ENVV[@]}" HOME="$home" timeout -k 5 "$TMO" \
+	    "$PY" -m test "$1" --junit-xml "$2/$1.xml" >"$2/$1.log" 2>&1)
+	echo $? >"$2/$1.rc"
+	rm -rf "$home"
+}
+
+run_sandbox() {	# MODULE DIR
+	local ws scratch
+	ws=$(mktemp -d /tmp/cpython-compat-ws.XXXXXX) || return
+	scratch=$(mktemp -d /tmp/cpython-compat-scratch.XXXXXX) || return
+	env -i PATH=/usr/bin:/bin "$ROOT/build/bin/pysbx" run \
+	    -p "$ROOT/policies/python.policy" -D WORKSPACE="$ws" \
+	    -D SCRATCH_MODE=adopt -D SCRATCH_DIR="$scratch" \
+	    -D TIMEOUT="${TMO}s" -- \
+	    "$PY" -m test "$1" --junit-xml "/scratch/$1.xml" \
+	    >"$2/$1.log" 2>&1
+	echo $? >"$2/$1.rc"
+	[[ -f $scratch/$1.xml ]] && cp "$scratch/$1.xml" "$2/"
+	rm -rf "$ws" "$scratch"
+}
+
+for side in bare sandbox; do
+	[[ $SIDES == both || $SIDES == "$side" ]] || continue
+	mkdir -p "$OUT/$side"
+	for m in "${MODULES[@]}"; do
+		[[ -f $OUT/$side/$m.rc ]] && continue
+		start=$SECONDS
+		"run_$side" "$m" "$OUT/$side"
+		printf '%-8s %-28s rc=%-4s %4ss\n' "$side" "$m" \
+		    "$(cat "$OUT/$side/$m.rc")" $((SECONDS - start))
+	done
+done
+
+"$PY" - "$OUT" "${MODULES[@]}" <<'EOF' | tee "$OUT/report.txt"
+import os, sys, xml.etree.ElementTree as ET
+
+out, mods = sys.argv[1], sys.argv[2:]
+
+def cases(side, m):
+    p = os.path.join(out, side, m + ".xml")
+    res = {}
+    try:
+        root = ET.parse(p).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    for tc in root.iter("testcase"):
+        st = "pass"
+        for child in tc:
+            if child.tag in ("failure", "error"):
+                st = "fail"
+            elif child.tag == "skipped" and st == "pass":
+                st = "skip"
+        res[tc.get("name")] = st
+    return res
+
+def rc(side, m):
+    try:
+        return int(open(os.path.join(out, side, m + ".rc")).read())
+    except (OSError, ValueError):
+        return None
+
+def status(side, m):
+    r = rc(side, m)
+    if r is None:
+        return "-"
+    if r == 124:
+        return "timeout"
+    return {0: "ok", 2: "fail", 3: "env-changed", 4: "no-tests"}.get(r, f"rc={r}")
+
+tot = dict(only_fail=0, only_skip=0, never=0, cases=0)
+worse = []
+print(f"{'module':28} {'bare':>20} {'sandbox':>20}  sandbox-only")
+print(f"{'':28} {'pass/fail/skip st':>20} {'pass/fail/skip st':>20}  fail skip never")
+for m in mods:
+    b, s = cases("bare", m), cases("sandbox", m)
+    def fmt(c, side):
+        if c is None:
+            return f"{'no xml':>14} {status(side, m):>5}"
+        n = lambda k: sum(1 for v in c.values() if v == k)
+        return f"{n('pass'):>5}/{n('fail'):>3}/{n('skip'):>3} {status(side, m):>6}"
+    b = b or {}
+    s_ = s or {}
+    of = sorted(k for k, v in s_.items() if v == "fail" and b.get(k) != "fail")
+    os_ = sorted(k for k, v in s_.items() if v == "skip" and b.get(k) == "pass")
+    nv = sorted(k for k in b if k not in s_)
+    tot["only_fail"] += len(of); tot["only_skip"] += len(os_)
+    tot["never"] += len(nv); tot["cases"] += len(b)
+    bad = of or nv or status("sandbox", m) not in (status("bare", m), "ok")
+    print(f"{m:28} {fmt(cases('bare', m), 'bare'):>20} "
+          f"{fmt(s, 'sandbox'):>20}  {len(of):>4} {len(os_):>4} {len(nv):>5}")
+    if bad or os_:
+        worse.append((m, of, os_, nv))
+print()
+print(f"{len(mods)} modules, {tot['cases']} cases bare; sandbox only: "
+      f"{tot['only_fail']} fail, {tot['only_skip']} skipped, "
+      f"{tot['never']} never run; "
+      f"{sum(1 for w in worse if w[1] or w[3])} modules with a "
+      "sandbox-only failure or unrun case")
+for m, of, os_, nv in worse:
+    print(f"\n== {m}: status bare {status('bare', m)}, "
+          f"sandbox {status('sandbox', m)}")
+    for k in of:
+        print(f"  FAIL  {k}")
+    for k in os_:
+        print(f"  SKIP  {k}")
+    if nv:
+        print(f"  NEVER RUN: {len(nv)} cases" +
+              ("" if len(nv) > 10 else ": " + " ".join(nv)))
+EOF
