@@ -102,6 +102,17 @@ test_gc test_weakref test_thread test_threadsignals test_threading_local
 test_sched test_poll test_epoll test_compileall test_py_compile
 test_zipimport test_shlex test_pprint test_heapq test_mimetypes"
 
+# test_asyncio's package imports test_unix_events, whose decorator calls
+# socket(AF_UNIX) outside its try at import time: under python.policy the
+# whole package would fail to load. Its submodules run one by one instead
+# (both sides), so that only the one that needs socket() is lost.
+SPLIT="test_asyncio"
+# Cases left out on both sides, with the reason (docs/COMPAT.md):
+# logging.config.listen()'s thread dies when socket() fails and never sets
+# the event these tests wait for without a timeout: they hang, they do
+# not fail.
+IGNORE=(-i '*.ConfigDictTest.test_listen_*')
+
 if ((${#MODULES[@]} == 0)); then
 	if ((ALL)); then
 		mapfile -t MODULES < <(cd "$TESTDIR" && ls -d test_* |
@@ -111,13 +122,27 @@ if ((${#MODULES[@]} == 0)); then
 	fi
 fi
 
+split=()
+for m in "${MODULES[@]}"; do
+	if [[ " $SPLIT " == *" $m "* && -d $TESTDIR/$m ]]; then
+		for f in "$TESTDIR/$m"/test_*.py; do
+			f=${f##*/}
+			split+=("$m.${f%.py}")
+		done
+	else
+		split+=("$m")
+	fi
+done
+MODULES=("${split[@]}")
+
 ENVV=(PATH=/usr/bin:/bin TMPDIR=/tmp LANG=C.UTF-8)
 
 run_bare() {	# MODULE DIR
 	local home
 	home=$(mktemp -d /tmp/cpython-compat-home.XXXXXX) || return
 	(cd "$home" && env -i "${ENVV[@]}" HOME="$home" timeout -k 5 "$TMO" \
-	    "$PY" -m test "$1" --junit-xml "$2/$1.xml" >"$2/$1.log" 2>&1)
+	    "$PY" -m test "$1" "${IGNORE[@]}" --junit-xml "$2/$1.xml" \
+	    >"$2/$1.log" 2>&1)
 	echo $? >"$2/$1.rc"
 	rm -rf "$home"
 }
@@ -130,7 +155,7 @@ run_sandbox() {	# MODULE DIR
 	    -p "$ROOT/policies/python.policy" -D WORKSPACE="$ws" \
 	    -D SCRATCH_MODE=adopt -D SCRATCH_DIR="$scratch" \
 	    -D TIMEOUT="${TMO}s" -- \
-	    "$PY" -m test "$1" --junit-xml "/scratch/$1.xml" \
+	    "$PY" -m test "$1" "${IGNORE[@]}" --junit-xml "/scratch/$1.xml" \
 	    >"$2/$1.log" 2>&1
 	echo $? >"$2/$1.rc"
 	[[ -f $scratch/$1.xml ]] && cp "$scratch/$1.xml" "$2/"
