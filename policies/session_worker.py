@@ -104,23 +104,50 @@ class PipeEnd:
             self.fd = -1
 
 
+def self_pipe_fallback(cls):
+    """asyncio wakes its loop through a socketpair, which a policy may deny
+    (python.policy's filter does): make its loops fall back to a pipe."""
+    orig = cls._make_self_pipe
+
+    def _make_self_pipe(self):
+        try:
+            orig(self)
+        except OSError:
+            r, w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+            self._ssock, self._csock = PipeEnd(r), PipeEnd(w)
+            self._internal_fds += 1
+            self._add_reader(r, self._read_from_self)
+
+    cls._make_self_pipe = _make_self_pipe
+
+
+class AsyncioHook:
+    """On the first import of asyncio.selector_events (by the worker or by
+    user code), patch it (self_pipe_fallback), so that asyncio.run() works
+    too. Nothing is imported before that: a cold start pays nothing."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "asyncio.selector_events":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            self_pipe_fallback(module.BaseSelectorEventLoop)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 def new_loop():
-    """An event loop for top-level await. asyncio wakes its loop through a
-    socketpair, which a policy may deny (python.policy's filter does):
-    then through a pipe."""
+    """The worker's event loop for top-level await."""
     import asyncio
-
-    class Loop(asyncio.SelectorEventLoop):
-        def _make_self_pipe(self):
-            try:
-                super()._make_self_pipe()
-            except OSError:
-                r, w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-                self._ssock, self._csock = PipeEnd(r), PipeEnd(w)
-                self._internal_fds += 1
-                self._add_reader(r, self._read_from_self)
-
-    loop = Loop()
+    loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     return loop
 
@@ -226,6 +253,7 @@ def main():
         os._exit(3)
     # Subprocesses of user code never get the channel.
     os.set_inheritable(FD, False)
+    sys.meta_path.insert(0, AsyncioHook())
     reader = Reader()
     worker = Worker()
     send(t=b"ready", pid=b"%d" % os.getpid(),

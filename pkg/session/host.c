@@ -721,6 +721,10 @@ static int do_execute(struct sess *s, const struct request *q, char *tx,
 		sbx_kill(s, true);
 out:
 	ret = respond(s, q, &r, w);
+	/* The result frame is answered: its pages go back (a frame being
+	 * read after it is still in s->pend, not in fbuf). */
+	if (s->rd.len > 4096)
+		madvise(s->fbuf, SESS_FRAME_MAX, MADV_DONTNEED);
 	s->notice[0] = '\0';
 	give_back(&s->cout);
 	give_back(&s->cerr);
@@ -831,7 +835,6 @@ int sess_serve(struct sess *s)
 		if (in.len == 0) {
 			madvise(tx, SESS_FRAME_MAX, MADV_DONTNEED);
 			madvise(in.p, SESS_FRAME_MAX + 1, MADV_DONTNEED);
-			madvise(s->fbuf, SESS_FRAME_MAX, MADV_DONTNEED);
 		}
 	}
 	sbx_kill(s, false);
