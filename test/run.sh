@@ -22,8 +22,10 @@
 # may sit where other users cannot enter, as CI's does) and runs each script
 # through setpriv as uid/gid PYSBX_TEST_UID with no groups, no capabilities
 # (the bounding set kept full, as a normal user's is) and a clean
-# environment. At the end it checks that no process of that uid
-# is left over. Otherwise the scripts run directly from the checkout.
+# environment; a script marked "# pysbx-test: root-section" then runs once
+# more as root (as NAME_root: its root section). At the end it checks that
+# no process of that uid is left over. Otherwise the scripts run directly
+# from the checkout.
 #
 # Unless PYSBX_TEST_UID is given, each run takes a private uid of its own in
 # 42000-42999 (no passwd entry, no process of it running, and held by a lock
@@ -262,6 +264,14 @@ for src in "${scripts[@]}"; do
 			--clear-groups --inh-caps=-all \
 			env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
 			"${vars[@]}" bash "$TREE/$src"
+		# A script with a root section (what only root can check,
+		# such as pysbx-exec dropping capabilities itself) runs once
+		# more as root, as NAME_root.
+		if grep -q '^# pysbx-test: root-section' "$TREE/$src"; then
+			run_tap "${name}_root" "$TREE" \
+				env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+				PYSBX_TEST_UID="$TEST_UID" "${vars[@]}" bash "$TREE/$src"
+		fi
 	else
 		run_tap "$name" "$TREE" env "${vars[@]}" bash "$TREE/$src"
 	fi
