@@ -188,11 +188,19 @@ int chain_scratch_var(struct diag *d, const struct vars *v,
 
 void chain_resolve_vars(struct vars *v)
 {
-	for (size_t i = 0; i < v->n; i++) {
-		char *real;
+	struct stat cwd, st;
+	char *real;
 
-		if (v->value[i][0] != '/' ||
-		    !(real = realpath(v->value[i], NULL)))
+	if (stat(".", &cwd) < 0)
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		/* Only the directory the caller stands in: an earlier
+		 * sandbox could have planted a link anywhere below a
+		 * writable workspace, and following it would bind
+		 * whatever the link names. getcwd() has no symlinks. */
+		if (v->value[i][0] != '/' || stat(v->value[i], &st) < 0 ||
+		    st.st_dev != cwd.st_dev || st.st_ino != cwd.st_ino ||
+		    !(real = getcwd(NULL, 0)))
 			continue;
 		if (strcmp(real, v->value[i]))
 			v->value[i] = real;	/* lives until exit */

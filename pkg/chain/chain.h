@@ -95,11 +95,12 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);
 
-/* A -D value that is an absolute path to something that exists is the
- * caller's own choice of file: replaced by its real path (symlinks
- * resolved once, here, before any sandbox exists), so that
- * `-D WORKSPACE=$PWD` works from a directory reached through a symlink.
- * Symlinks met while the sandbox is built are still refused. Called by
+/* A -D value that names the caller's current directory (same device and
+ * inode) is replaced by getcwd(), its path without symlinks, once, here,
+ * before any sandbox exists: `-D WORKSPACE=$PWD` works from a directory
+ * reached through a symlink (cd-ing there was the caller's choice). Any
+ * other value is left as given, so a symlink in it (perhaps planted by an
+ * earlier sandbox) is refused while the sandbox is built. Called by
  * chain_load_plan before it parses a policy; pysbx policy does the same. */
 void chain_resolve_vars(struct vars *v);
 

@@ -152,6 +152,18 @@ p=$(pol symsrc 'unshare user mount' "ro-bind $T/link /w")
 run "$B/pysbx" run -p "$p" -- /bin/true
 [[ $rc == 111 ]] && grep -qF "source $T/link contains a symlink" "$T/err"
 okrc $? "a symlink written in the policy itself is still refused while building"
+# An earlier run plants proj -> the caller's home in its writable
+# workspace; a later run is given -D WORKSPACE=<workspace>/proj (not the
+# directory the caller stands in): the link is refused, nothing is written
+# through it on the host.
+mkdir -p "$T/ws" "$T/victim"
+run "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$T/ws" -- \
+	/bin/sh -c "ln -s $T/victim proj"
+run "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$T/ws/proj" -- \
+	/bin/sh -c 'echo planted >.gitconfig'
+[[ $rc == 111 && ! -e $T/victim/.gitconfig ]] &&
+	grep -qF "contains a symlink" "$T/err"
+okrc $? "a link an earlier sandbox planted in its workspace never redirects a later run's -D path (host unchanged)"
 
 # --- (h) -D and built-ins ---------------------------------------------------
 p=$(pol timeoutvar 'timeout ${TIMEOUT:-none}')
