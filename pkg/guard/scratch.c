@@ -15,6 +15,7 @@
 #include <linux/openat2.h>
 
 #include "guard/guard.h"
+#include "util/file.h"
 
 #define HEXLEN 16
 
@@ -28,12 +29,34 @@ void scratch_init(struct scratch *s)
 	s->lock_file = false;
 }
 
+/* Is uid the kernel's stand-in for an owner this user namespace does not
+ * map (overflowuid), while we run in a user namespace other than the
+ * host's? There "/" and "/tmp" show as owned by it, and who really owns
+ * them cannot be known from here (the guard of a nested run, or one
+ * started under `unshare -Ur`). Read only when such an owner is met. */
+static bool unmapped_owner(uid_t uid)
+{
+	char buf[64];
+	unsigned long inside, outside, count;
+
+	if (file_read_at(AT_FDCWD, "/proc/sys/kernel/overflowuid", buf,
+			 sizeof(buf)) <= 0 || strtoul(buf, NULL, 10) != uid)
+		return false;
+	/* The host's namespace maps every id to itself, all 2^32 - 1. */
+	if (file_read_at(AT_FDCWD, "/proc/self/uid_map", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) != 3)
+		return false;
+	return !(inside == 0 && outside == 0 && count == 4294967295UL);
+}
+
 /* Why st is not a safe directory to hold (or be) a scratch dir, or NULL.
  * level 0: a directory on the way; 1: the parent; both the caller's or
  * root's, as the trust check of a policy wants (pkg/trust): the owner of
  * a directory above can always rename what lies below it, so another
  * user's directory anywhere on the way could swap the scratch dir between
- * the guard's mkdir and pysbx-mount's bind. 2: the scratch dir itself
+ * the guard's mkdir and pysbx-mount's bind (inside a user namespace an
+ * owner it does not map is let through on the way: unknowable there).
+ * 2: the scratch dir itself
  * (adopt): the caller's own, and nobody else may write there, even with
  * the sticky bit. */
 static const char *unsafe_dir(const struct stat *st, int level)
@@ -45,7 +68,8 @@ static const char *unsafe_dir(const struct stat *st, int level)
 		return "is not a directory";
 	if (strict && st->st_uid != me)
 		return "is not owned by the caller";
-	if (st->st_uid != me && st->st_uid != 0)
+	if (st->st_uid != me && st->st_uid != 0 &&
+	    (level || !unmapped_owner(st->st_uid)))
 		return "is owned by another user";
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
 	    (strict || !(st->st_mode & S_ISVTX)))
