@@ -174,13 +174,13 @@ static int parse(struct diag *d, struct sess *s, const char **parent,
 			s->allow_untrusted = true;
 			break;
 		default:
-			return diag_fail(d, EXIT_USAGE, 0, "usage: %s",
-					 SESSION_USAGE);
+			return diag_fail(d, EXIT_USAGE, 0, "bad option (usage: "
+					 "pysbx session --help)");
 		}
 	}
 	if (optind != argc)
 		return diag_fail(d, EXIT_USAGE, 0, "pysbx session takes no "
-				 "program (usage: %s)", SESSION_USAGE);
+				 "program (usage: pysbx session --help)");
 	if (s->ws_mount && strcmp(s->ws_mount, "bind") &&
 	    strcmp(s->ws_mount, "ro-bind"))
 		return diag_fail(d, EXIT_USAGE, 0, "-D WORKSPACE_MOUNT must be "
