@@ -110,12 +110,17 @@ check "a double-forked orphan (reparented to the guard) is killed" stopped_growi
 # interactive shell, and SIGINT is not ignored.
 set -m
 c=$T/intcount go=$T/go ready=$T/ready
-"$CLEAN" bash -c 'n=0; trap "n=\$((n + 1))" INT; : >"$2";
-	while [ ! -e "$1" ]; do sleep 0.05; done; echo $n >"$3"' x "$go" "$ready" "$c" &
+# The target notes each SIGINT as it arrives; "go" is given only once the
+# forwarded one has been seen (the guard forwards asynchronously: under
+# load "go" could otherwise win the race), and a second one would still
+# be counted before the target writes its total.
+"$CLEAN" bash -c 'n=0; trap "n=\$((n + 1)); echo \$n >\"\$3.seen\"" INT; : >"$2";
+	while [ ! -e "$1" ]; do sleep 0.05; done; sleep 0.2; echo $n >"$3"' x "$go" "$ready" "$c" &
 g=$!
 set +m
 wait_for test -e "$ready"
 kill -INT -- "-$g"
+wait_for test -e "$c.seen"
 touch "$go"
 wait "$g"
 check "SIGINT to the guard's process group reaches the target exactly once" \
@@ -464,12 +469,13 @@ EOF
 	check "chain: SIGKILL of the guard kills the sandbox's setsid'd daemon" stopped_growing "$f"
 	set -m
 	"$CLEAN" -p "$T/pol/chain.policy" "$MOUNT" "$BIN/pysbx-exec" \
-		bash -c 'n=0; trap "n=\$((n + 1))" INT; : >/out/ready;
-		while [ ! -e /out/go ]; do sleep 0.05; done; echo $n >/out/count' &
+		bash -c 'n=0; trap "n=\$((n + 1)); echo \$n >/out/seen" INT; : >/out/ready;
+		while [ ! -e /out/go ]; do sleep 0.05; done; sleep 0.2; echo $n >/out/count' &
 	g=$!
 	set +m
 	wait_for test -e "$T/cout/ready"
 	kill -INT -- "-$g"
+	wait_for test -e "$T/cout/seen"
 	touch "$T/cout/go"
 	wait "$g"
 	check "chain: SIGINT to the guard's process group reaches the target exactly once" \
