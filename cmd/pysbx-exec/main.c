@@ -51,12 +51,20 @@ int main(int argc, char **argv)
 	envp = proc_env_build(&d, &plan, environ);
 	if (!envp)
 		diag_exit(&d);
+	/* Before the cwd changes: a relative name means the caller's. */
+	if (chain_open_next(&d, &c, &plan, envp, false) < 0)
+		diag_exit(&d);
+	o.next_fd = c.next_fd;
 	child = proc_apply(&d, &plan, &o);
 	if (child < 0)
 		diag_exit(&d);
-	if (child > 0)
-		/* We forked for setsid(): wait, forward, relay. */
+	if (child > 0) {
+		/* We forked for setsid(): wait, forward, relay. The next
+		 * program is the child's to exec. */
+		if (c.next_fd >= 0)
+			close(c.next_fd);
 		return proc_wait_relay(child);
+	}
 	if (proc_signals_unblock(&d) < 0)
 		diag_exit(&d);
 	chain_exec(&d, &c, envp);

@@ -48,6 +48,11 @@ int main(int argc, char **argv)
 	    chain_step_after("mount", c.next[0]) &&
 	    (c.plan_fd = plan_seal(&d, &plan)) < 0)
 		diag_exit(&d);
+	/* The later steps, opened and checked here on the host: they are
+	 * exec'd through these fds after pivot_root (nothing of the
+	 * toolkit needs to be inside the sandbox). */
+	if (chain_open_next(&d, &c, &plan, m.envp, true) < 0)
+		diag_exit(&d);
 	m.plan = &plan;
 	m.chain = &c;
 	r = mnt_sandbox(&d, &m);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,7 +20,7 @@
 void chain_init(struct chain *c, const char *usage)
 {
 	memset(c, 0, sizeof(*c));
-	c->plan_fd = c->report_fd = -1;
+	c->plan_fd = c->report_fd = c->next_fd = c->pass_fd = -1;
 	c->usage = usage;
 }
 
@@ -58,6 +59,8 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		return fd_arg(d, "--plan-fd", arg, &c->plan_fd) ? -1 : 1;
 	case CHAIN_OPT_REPORT_FD:
 		return fd_arg(d, "--report-fd", arg, &c->report_fd) ? -1 : 1;
+	case CHAIN_OPT_NEXT_FD:
+		return fd_arg(d, "--next-fd", arg, &c->next_fd) ? -1 : 1;
 	case 'h':
 		printf("usage: %s\n"
 		       "common options:\n"
@@ -69,8 +72,8 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		       "                     steps' directives are applied "
 		       "elsewhere (without it,\n"
 		       "                     a policy that has some is refused)\n"
-		       "  --plan-fd N, --report-fd N  set by the previous step "
-		       "of the chain\n"
+		       "  --plan-fd N, --report-fd N, --next-fd N  set by the "
+		       "previous step\n                     of the chain\n"
 		       "  --help, --version\n%s",
 		       c->usage, CHAIN_EXIT_CODES);
 		exit(0);
@@ -160,6 +163,11 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 			return -1;
 		d->report_fd = c->report_fd;
 	}
+	/* Never the target's: only chain_exec hands it to a later step. */
+	if (c->next_fd >= 0 && fcntl(c->next_fd, F_SETFD, FD_CLOEXEC) < 0)
+		return diag_fail(d, EXIT_USAGE, errno,
+				 "--next-fd %d is not an open file",
+				 c->next_fd);
 	if (plan_init(p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to allocate the plan");
@@ -290,7 +298,7 @@ int chain_takes_value(const char *opt)
 {
 	static const char *const with_value[] = {
 		"-p", "-D", "--policy", "--define", "--plan-fd", "--report-fd",
-		"--export", "--bpf", NULL,
+		"--next-fd", "--export", "--bpf", NULL,
 	};
 
 	for (const char *const *w = with_value; *w; w++)
@@ -324,6 +332,87 @@ int chain_step_follows(const char *stage, char **next, const char *want)
 		}
 	}
 	return 0;
+}
+
+/* The file a bare name names in PATH, as chain_execvpe would exec it
+ * (the first executable entry), into buf; a name with '/' as it is. */
+static const char *find_prog(const char *name, char *const envp[],
+			     char *buf, size_t len)
+{
+	const char *p, *e;
+
+	if (strchr(name, '/'))
+		return name;
+	for (p = chain_env_path(envp);; p = e + 1) {
+		e = strchrnul(p, ':');
+		if (snprintf(buf, len, "%.*s%s%s", (int)(e - p), p,
+			     e > p ? "/" : "", name) < (int)len &&
+		    access(buf, X_OK) == 0)
+			return buf;
+		if (!*e)
+			return name;	/* the open names what is missing */
+	}
+}
+
+static int open_prog(struct diag *d, const struct chain *c,
+		     const struct plan *p, const char *name,
+		     char *const envp[])
+{
+	char buf[PATH_MAX];
+
+	return trust_open_prog(d, p, find_prog(name, envp, buf, sizeof(buf)),
+			       !c->allow_untrusted);
+}
+
+/* The index in next of the pysbx step that next[0] runs after its own
+ * options (as chain_seccomp_follows walks them), or 0 if none. */
+static size_t step_after_next(const char *stage, char **next)
+{
+	size_t i = 1;
+
+	stage = strrchr(next[0], '-') + 1;
+	for (; next[i] && next[i][0] == '-' && next[i][1]; i++) {
+		if (!strcmp(next[i], "--")) {
+			i++;
+			break;
+		}
+		if (chain_takes_value(next[i]) && next[i + 1])
+			i++;
+	}
+	return next[i] && chain_step_after(stage, next[i]) ? i : 0;
+}
+
+int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
+		    char *const envp[], bool both)
+{
+	size_t i;
+
+	if (!chain_step_after(d->stage, c->next[0]))
+		return 0;	/* the target: exec'd by name, later */
+	if (c->next_fd >= 0)
+		return c->allow_untrusted ? 0 :
+		       trust_prog_fd(d, c->next_fd, c->next[0]);
+	c->next_fd = open_prog(d, c, p, c->next[0], envp);
+	if (c->next_fd < 0)
+		return -1;
+	i = both ? step_after_next(d->stage, c->next) : 0;
+	if (i && (c->pass_fd = open_prog(d, c, p, c->next[i], envp)) < 0)
+		return -1;
+	return 0;
+}
+
+int chain_execveat(int fd, char **argv, char *const envp[])
+{
+	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+	if (errno != ENOENT)
+		return errno;
+	/* A "#!" script (a test's stand-in for a step; the real steps are
+	 * static ELF programs): its interpreter opens /dev/fd/N, which
+	 * close-on-exec would have closed. It inherits the fd. */
+	if (fcntl(fd, F_SETFD, 0) < 0)
+		return errno;
+	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+	return errno;
 }
 
 const char *chain_env_path(char *const envp[])
@@ -398,16 +487,17 @@ static int explain_enoent(struct diag *d, const char *file,
 int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 {
 	char **argv = c->next, **nargv = NULL;
-	char pfd[16], rfd[16];
+	char pfd[16], rfd[16], xfd[16];
 	int err;
 
 	if (chain_step_after(d->stage, argv[0]) &&
-	    (c->plan_fd >= 0 || c->report_fd >= 0)) {
+	    (c->plan_fd >= 0 || c->report_fd >= 0 || c->pass_fd >= 0 ||
+	     c->allow_untrusted)) {
 		size_t n = 0, k = 1;
 
 		while (argv[n])
 			n++;
-		nargv = calloc(n + 6, sizeof(*nargv));
+		nargv = calloc(n + 9, sizeof(*nargv));
 		if (!nargv)
 			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 					 "unable to build the next argv");
@@ -424,10 +514,27 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 			nargv[k++] = rfd;
 			fcntl(c->report_fd, F_SETFD, 0);
 		}
+		if (c->pass_fd >= 0) {
+			snprintf(xfd, sizeof(xfd), "%d", c->pass_fd);
+			nargv[k++] = "--next-fd";
+			nargv[k++] = xfd;
+			fcntl(c->pass_fd, F_SETFD, 0);
+		}
+		if (c->allow_untrusted)
+			nargv[k++] = "--allow-untrusted";
 		memcpy(nargv + k, argv + 1, n * sizeof(*nargv));
 		argv = nargv;
 	}
-	err = chain_execvpe(argv[0], argv, envp);
+	/* The very file that was checked, whatever its name leads to now
+	 * (after pivot_root: nothing). Close-on-exec, and the steps are
+	 * static ELF programs: no interpreter needs to reopen it by name. */
+	if (c->next_fd >= 0 && chain_step_after(d->stage, argv[0])) {
+		err = chain_execveat(c->next_fd, argv, envp);
+	} else {
+		err = chain_execvpe(argv[0], argv, envp);
+	}
+	if (c->pass_fd >= 0)
+		fcntl(c->pass_fd, F_SETFD, FD_CLOEXEC);
 	if (c->plan_fd >= 0)
 		fcntl(c->plan_fd, F_SETFD, FD_CLOEXEC);
 	if (c->report_fd >= 0)

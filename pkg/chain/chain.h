@@ -12,6 +12,7 @@
 #define PYSBX_CHAIN_H
 
 #include <getopt.h>
+#include <stdbool.h>
 
 #include "diag/diag.h"
 #include "policy/policy.h"
@@ -24,6 +25,7 @@ enum {
 	CHAIN_OPT_VERSION,
 	CHAIN_OPT_ALLOW_UNTRUSTED,
 	CHAIN_OPT_PARTIAL,
+	CHAIN_OPT_NEXT_FD,
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
@@ -32,6 +34,7 @@ enum {
 #define CHAIN_LONGOPTS                                                       \
 	{ "plan-fd", required_argument, NULL, CHAIN_OPT_PLAN_FD },          \
 	{ "report-fd", required_argument, NULL, CHAIN_OPT_REPORT_FD },      \
+	{ "next-fd", required_argument, NULL, CHAIN_OPT_NEXT_FD },          \
 	{ "policy", required_argument, NULL, 'p' },                         \
 	{ "define", required_argument, NULL, 'D' },                         \
 	{ "help", no_argument, NULL, 'h' },                                 \
@@ -51,6 +54,11 @@ struct chain {
 	struct vars vars;	/* -D NAME=VALUE */
 	int plan_fd;		/* --plan-fd, -1 if none */
 	int report_fd;		/* --report-fd, -1 if none */
+	int next_fd;		/* the next program, opened and checked
+				 * (chain_open_next, or --next-fd from an
+				 * earlier step); -1 if none */
+	int pass_fd;		/* the program after it, passed to it as
+				 * --next-fd (pysbx-mount); -1 if none */
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
@@ -144,10 +152,23 @@ int chain_step_follows(const char *stage, char **next, const char *want);
  * so that a malformed line is refused all the same. */
 int chain_seccomp_follows(const char *stage, char **next);
 
+/* Open the next program when it is a later pysbx step (chain_step_after):
+ * by the fd an earlier step passed (--next-fd, re-checked with
+ * trust_prog_fd), or by its path (PATH of envp for a bare name) through
+ * trust_open_prog with p's read-write binds, unless --allow-untrusted.
+ * With both, the step after it too (c->pass_fd): pysbx-mount opens every
+ * later step on the host, before pivot_root, so that none needs to be
+ * inside the sandbox. 0 or -1. */
+int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
+		    char *const envp[], bool both);
+
 /* Exec c->next with envp. A pysbx step that comes after d->stage (see
- * chain_step_after) gets `--plan-fd N --report-fd M` inserted after its
- * argv[0] and inherits both fds; any other program
- * (the target) gets neither. A name without '/' is searched in envp's
+ * chain_step_after) gets `--plan-fd N --report-fd M` (and `--next-fd K`
+ * for c->pass_fd, `--allow-untrusted` when given) inserted after its
+ * argv[0], inherits those fds, and is exec'd through c->next_fd when
+ * chain_open_next opened it (execveat, AT_EMPTY_PATH: exactly the file
+ * that was checked); any other program (the target) gets none of them
+ * and is exec'd by name. A name without '/' is searched in envp's
  * PATH (default /usr/local/bin:/usr/bin:/bin). Returns only on failure:
  * 127 not found, 126 not executable (recorded in d). */
 int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
@@ -164,6 +185,11 @@ int chain_explain_enoent(struct diag *d, const char *path, int depth);
  * (a stack buffer per entry), so a CLONE_VFORK child may call it. Returns
  * the errno that tells most (EACCES beats ENOENT, as execvp). */
 int chain_execvpe(const char *file, char **argv, char *const envp[]);
+
+/* execveat(fd, "", argv, envp, AT_EMPTY_PATH): the file fd was opened
+ * on, whatever its name leads to now. Only system calls (a CLONE_VFORK
+ * child may call it). Returns the errno. */
+int chain_execveat(int fd, char **argv, char *const envp[]);
 
 /* The PATH an envp names, or the default. */
 const char *chain_env_path(char *const envp[]);

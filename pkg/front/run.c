@@ -102,7 +102,7 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 		 * was once copied onto itself (vsnprintf of d->msg into
 		 * d->msg), which printed an empty "pysbx: fatal: ". */
 		if (opt == CHAIN_OPT_PLAN_FD || opt == CHAIN_OPT_REPORT_FD ||
-		    opt == CHAIN_OPT_PARTIAL)
+		    opt == CHAIN_OPT_PARTIAL || opt == CHAIN_OPT_NEXT_FD)
 			r = 0;	/* the chain's own: never from a caller */
 		else
 			r = chain_opt(d, c, opt, optarg);

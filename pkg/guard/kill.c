@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #endif
 
 #define KILL_ROUNDS 500		/* 10 ms each at most: a stuck process */
+#define KILL_FAST 2000		/* children-list rounds: microseconds each */
 
 struct proc {
 	pid_t pid, ppid;
@@ -173,6 +175,34 @@ int kill_descendants(pid_t pgid)
 	return count;
 }
 
+/* SIGKILL every child the kernel lists for us (orphans of the tree are
+ * re-parented to us, their subreaper): one read instead of a walk of all
+ * of /proc, so a fork walker's newest generation is caught within
+ * microseconds of becoming ours. A child not yet reaped keeps its pid,
+ * so kill(2) by pid cannot hit another process. The number signalled,
+ * or -1 when the kernel has no children list (CONFIG_PROC_CHILDREN). */
+static int kill_children(void)
+{
+	char path[48], buf[4096], *s, *end;
+	ssize_t len;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+		 (int)getpid());
+	len = file_read_at(AT_FDCWD, path, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	for (s = buf; s < buf + len; s = end) {
+		long pid = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+			n++;
+	}
+	return n;
+}
+
 static void reap(pid_t child, int *status, bool *reaped)
 {
 	pid_t p;
@@ -202,6 +232,16 @@ int kill_tree(pid_t pgid, int sfd, pid_t child, int *status, bool *reaped)
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	char drain[512];
 
+	/* First our own children, as fast as the kernel lists them: a fork
+	 * walker's generations become ours one after the other. */
+	for (int round = 0; round < KILL_FAST; round++) {
+		reap(child, status, reaped);
+		if (no_children())
+			return 0;
+		if (kill_children() <= 0)
+			break;	/* the rest are deeper: the /proc walk */
+		sched_yield();	/* let the killed ones exit */
+	}
 	for (int round = 0; round < KILL_ROUNDS; round++) {
 		reap(child, status, reaped);
 		if (no_children())

@@ -11,6 +11,8 @@
 
 #include "guard/guard.h"
 
+extern char **environ;
+
 static void next_kind(struct guard_opts *o, const char *argv0)
 {
 	const char *b = strrchr(argv0, '/');
@@ -120,6 +122,10 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	o->kill_after_ms = p.kill_after_ms;
 	o->die_with_parent = p.die_with_parent = o->die_with_parent ||
 						  p.die_with_parent;
+	/* The first step, opened and checked against this plan (its
+	 * read-write binds), exec'd through the fd. */
+	if (o->chain && chain_open_next(d, c, &p, environ, false) < 0)
+		goto out;
 	r = 0;
 	/* Every later step reads this one plan, never the policy file. */
 	if (o->chain) {

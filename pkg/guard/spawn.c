@@ -31,6 +31,7 @@ enum { SP_OK, SP_PGID, SP_PDEATH, SP_EXEC };
 
 struct spawn {
 	const char *file;	/* c->next[0]: a path, or a name for PATH */
+	int fd;			/* c->next_fd: exec'd instead of file */
 	char **argv;
 	char **envp;
 	const char *path;	/* PATH of envp, for a name without '/' */
@@ -67,10 +68,12 @@ static int child(void *arg)
 		if (s->inherit[i] >= 0)
 			fcntl(s->inherit[i], F_SETFD, 0);
 	sigprocmask(SIG_SETMASK, s->mask, NULL);
-	/* A path (the chain's steps always are): execve itself, as
-	 * chain_execvpe would, without its PATH_MAX buffer one page further
-	 * down the stack. */
-	if (strchr(s->file, '/')) {
+	/* A pysbx step: the file chain_open_next checked. A path: execve
+	 * itself, as chain_execvpe would, without its PATH_MAX buffer one
+	 * page further down the stack. */
+	if (s->fd >= 0) {
+		err = chain_execveat(s->fd, s->argv, s->envp);
+	} else if (strchr(s->file, '/')) {
 		execve(s->file, s->argv, s->envp);
 		err = errno;
 	} else {
@@ -111,11 +114,12 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 	size_t n = 0, k = 1;
 
 	s->inherit[0] = s->inherit[1] = -1;
-	if (!chain_is_step(argv[0]) || (c->plan_fd < 0 && c->report_fd < 0))
+	if (!chain_is_step(argv[0]) ||
+	    (c->plan_fd < 0 && c->report_fd < 0 && !c->allow_untrusted))
 		return argv;
 	while (argv[n])
 		n++;
-	nargv = calloc(n + 6, sizeof(*nargv));
+	nargv = calloc(n + 7, sizeof(*nargv));
 	if (!nargv)
 		return NULL;
 	nargv[0] = argv[0];
@@ -131,6 +135,8 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 		nargv[k++] = rfd;
 		s->inherit[1] = c->report_fd;
 	}
+	if (c->allow_untrusted)
+		nargv[k++] = "--allow-untrusted";
 	memcpy(nargv + k, argv + 1, n * sizeof(*nargv));
 	return nargv;
 }
@@ -185,7 +191,8 @@ static __attribute__((noinline)) pid_t spawn_clone(struct spawn *s)
 pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 		  pid_t guard, const char *extra_env)
 {
-	struct spawn s = { .file = c->next[0], .mask = mask, .guard = guard };
+	struct spawn s = { .file = c->next[0], .fd = c->next_fd,
+			   .mask = mask, .guard = guard };
 	char pfd[16], rfd[16];
 	sigset_t all, old;
 	pid_t pid;

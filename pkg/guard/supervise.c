@@ -329,6 +329,12 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	c->report_fd = -1;
 	if (rp[1] >= 0)
 		close(rp[1]);
+	/* The first step's program: exec'd, or failed; the guard keeps no
+	 * handle on it. */
+	if (c->next_fd >= 0) {
+		close(c->next_fd);
+		c->next_fd = -1;
+	}
 	if (s.child < 0) {
 		if (rp[0] >= 0)
 			close(rp[0]);

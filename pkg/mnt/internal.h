@@ -78,9 +78,6 @@ unsigned long long mnt_tmpfs_inodes(unsigned long long size);
  * inodes 0: mnt_tmpfs_inodes(size), mode -1: 0755. */
 int mnt_tmpfs(struct diag *d, const char *what, unsigned long long size,
 	      unsigned long long inodes, int mode, unsigned attrs);
-/* Bind the host directory dir read-only at the same path inside unless
- * the same directory is already there read-only. */
-int mnt_bind_tooldir(struct diag *d, struct mnt_build *b, const char *dir);
 
 /* An empty read-only mount to cover something with: a 4 KiB tmpfs of one
  * inode for a directory, else a bind of the staging root's empty file.

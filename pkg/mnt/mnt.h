@@ -21,8 +21,6 @@
 #include "diag/diag.h"
 #include "policy/policy.h"
 
-#define MNT_MAX_TOOLDIRS 4
-
 enum mnt_role {
 	MNT_EXEC = 0,	/* no namespace asked for: exec chain->next as is */
 	MNT_EXIT = 1,	/* the monitor is done: exit(exit_code) */
@@ -30,13 +28,10 @@ enum mnt_role {
 
 struct mnt_ctx {
 	const struct plan *plan;
-	struct chain *chain;	/* next[0] may be replaced by its real path */
+	struct chain *chain;	/* next_fd, pass_fd: the later steps, opened
+				 * on the host (chain_open_next) */
 	char **envp;		/* the environment handed to the next program */
 	int exit_code;		/* MNT_EXIT: what to exit with */
-	/* filled by mnt_sandbox: host directories of the pysbx steps in
-	 * chain->next, bound read-only at the same path inside */
-	char *tooldir[MNT_MAX_TOOLDIRS];
-	unsigned ntooldirs;
 };
 
 /* Copy the process environment to the heap, wipe the original strings in

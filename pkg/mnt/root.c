@@ -132,9 +132,6 @@ int mnt_build_root(struct diag *d, struct mnt_ctx *m)
 		if (!strcmp(p->fs[i].dst, "/") && reopen_root(d, &b) < 0)
 			goto out;
 	}
-	for (unsigned i = 0; i < m->ntooldirs; i++)
-		if (mnt_bind_tooldir(d, &b, m->tooldir[i]) < 0)
-			goto out;
 	if (pivot(d, &b) < 0)
 		goto out;
 	r = procfd;

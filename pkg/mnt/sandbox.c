@@ -85,113 +85,6 @@ static void exec_failed(void)
 		_exit(EXIT_SYSCALL);
 }
 
-/* Absolute, without empty, "." or ".." components: then, if no
- * component is a symlink, the path is its own real path. */
-static bool is_plain_abs(const char *p)
-{
-	if (*p != '/')
-		return false;
-	while (*p) {
-		const char *c = p + 1, *e = strchrnul(c, '/');
-		size_t n = (size_t)(e - c);
-
-		if (!n || (n == 1 && *c == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		p = e;
-	}
-	return true;
-}
-
-/* The real path of path (malloc'd), NULL if it does not exist. The usual
- * case, a plain absolute path without symlinks, costs one openat2
- * instead of realpath's readlink per component. */
-static char *real_path(const char *path)
-{
-	if (is_plain_abs(path)) {
-		int fd = sys_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC, 0,
-				     RESOLVE_NO_SYMLINKS);
-
-		if (fd >= 0) {
-			close(fd);
-			return strdup(path);
-		}
-	}
-	return realpath(path, NULL);
-}
-
-/* A bare name through PATH, as chain_execvpe searches it. Out of line:
- * its PATH_MAX buffer stays off the stack in the usual case, an absolute
- * name (every page of stack touched stays resident). */
-static __attribute__((noinline)) char *search_path(const char *name,
-						   char **envp)
-{
-	const char *path = "/usr/local/bin:/usr/bin:/bin", *p, *e;
-	char buf[PATH_MAX];
-
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], "PATH=", 5))
-			path = envp[i] + 5;
-	for (p = path;; p = e + 1) {
-		e = strchrnul(p, ':');
-		if (e > p && snprintf(buf, sizeof(buf), "%.*s/%s",
-				      (int)(e - p), p, name) < (int)sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return real_path(buf);
-		if (!*e)
-			return NULL;
-	}
-}
-
-/* The real path of the program name as chain_exec would find it. */
-static char *find_prog(const char *name, char **envp)
-{
-	return strchr(name, '/') ? real_path(name) : search_path(name, envp);
-}
-
-/* The directories of the pysbx steps still to run: they must stay
- * reachable after pivot_root (docs/MOUNT.md). next[0] is replaced by its
- * real path, which is where it is bound inside. Only the later steps'
- * own words are looked at (options, their values, "--"): the scan stops
- * at the first other word, the target, so that a target argument that
- * happens to be named "pysbx-exec" never makes a host directory visible. */
-static void find_tooldirs(struct mnt_ctx *m)
-{
-	char **next = m->chain->next;
-	const char *stage = "mount";
-
-	for (size_t i = 0; next[i]; i++) {
-		char *real, *slash;
-		unsigned k;
-
-		if (i > 0 && next[i][0] == '-') {
-			if (chain_takes_value(next[i]) && next[i + 1])
-				i++;
-			continue;
-		}
-		if (!chain_step_after(stage, next[i]))
-			break;	/* the target */
-		stage = strrchr(next[i], '-') + 1;
-		if (!(real = find_prog(next[i], m->envp)))
-			continue;
-		if (i == 0) {
-			char *dup = strdup(real);
-
-			if (dup)
-				next[0] = dup;
-		}
-		slash = strrchr(real, '/');
-		*(slash == real ? slash + 1 : slash) = '\0';
-		for (k = 0; k < m->ntooldirs; k++)
-			if (!strcmp(m->tooldir[k], real))
-				break;
-		if (k == m->ntooldirs && k < MNT_MAX_TOOLDIRS)
-			m->tooldir[m->ntooldirs++] = real;
-		else
-			free(real);
-	}
-}
-
 static void report_started(int fd, pid_t pid)
 {
 	char line[80];
@@ -335,9 +228,14 @@ static int pid1(struct pid1_args *a)
 	if (pid < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to fork the target's process");
-	/* Back here once the child has exec'd or exited. */
+	/* Back here once the child has exec'd or exited. The later steps'
+	 * fds were the child's to exec or pass on. */
 	close(ep[1]);
 	close(procfd);
+	if (m->chain->next_fd >= 0)
+		close(m->chain->next_fd);
+	if (m->chain->pass_fd >= 0)
+		close(m->chain->pass_fd);
 	/* EOF (the exec closed the child's end): the exec happened. A
 	 * byte: the child failed and has reported it: exit with its code
 	 * and no target record. Waiting first keeps pid 1 off the CPU
@@ -402,7 +300,6 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 
 	if (!p->ns)
 		return MNT_EXEC;
-	find_tooldirs(m);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to set the parent-death signal");

@@ -23,6 +23,7 @@ struct proc_opts {
 	bool chain;		/* the plan came from --plan-fd */
 	int plan_fd;		/* -1 if none: kept open (close-on-exec) */
 	int report_fd;		/* -1 if none: kept open (close-on-exec) */
+	int next_fd;		/* -1 if none: kept open (close-on-exec) */
 };
 
 /* Carry out the whole process part of p, in order: signals blocked and

@@ -17,6 +17,9 @@
 struct node {
 	mode_t mode;
 	uid_t uid;
+	nlink_t nlink;
+	dev_t dev;
+	ino_t ino;
 };
 
 /* A resolved path and what lstat said of "/", each directory below it
@@ -25,11 +28,28 @@ struct walked {
 	char real[PATH_MAX];
 	struct node node[MAX_DEPTH];
 	size_t n;
+	struct node leaf;	/* the file itself, however it was walked */
 };
 
 static int owner_ok(uid_t uid)
 {
 	return uid == 0 || uid == getuid();
+}
+
+/* A file with a second name: whoever can write where that name lives
+ * (a workspace the sandbox writes) changes this file too, whatever the
+ * modes of this one's directories say. */
+static int links_refused(struct diag *d, const struct node *leaf,
+			 const char *real, const char *what)
+{
+	if (leaf->nlink <= 1 || S_ISDIR(leaf->mode))
+		return 0;
+	diag_fail(d, EXIT_USAGE, 0,
+		  "refusing %s %s: it has %lu hard links, and a writer of "
+		  "any other of them changes it", what, real,
+		  (unsigned long)leaf->nlink);
+	diag_hint(d, "give it a file of its own (cp, not ln); %s", OVERRIDE);
+	return -1;
 }
 
 /* Why st fails the check, for the message. */
@@ -46,7 +66,8 @@ static const char *why(const struct node *st, char *buf, size_t len)
 
 static struct node node_of(const struct stat *st)
 {
-	return (struct node){ st->st_mode, st->st_uid };
+	return (struct node){ st->st_mode, st->st_uid, st->st_nlink,
+			      st->st_dev, st->st_ino };
 }
 
 /* Append one lstat'ed component to w (w->real holds the path so far).
@@ -156,7 +177,7 @@ static int resolve(struct diag *d, const char *path, const char *what,
  * a path walk_plain could not resolve: a stat of the file and of each
  * directory above it. */
 static int owner_walk(struct diag *d, const char *rp, const char *path,
-		      const char *what)
+		      const char *what, struct node *out)
 {
 	char real[PATH_MAX], *slash;
 	struct stat st, leaf;
@@ -174,6 +195,9 @@ static int owner_walk(struct diag *d, const char *rp, const char *path,
 		diag_hint(d, "chmod go-w %s; %s", real, OVERRIDE);
 		return -1;
 	}
+	if (links_refused(d, &n, real, what) < 0)
+		return -1;
+	*out = n;
 	for (;;) {
 		slash = strrchr(real, '/');
 		if (!slash)
@@ -242,6 +266,8 @@ static int owner_check(struct diag *d, const struct walked *w,
 		diag_hint(d, "chmod go-w %s; %s", w->real, OVERRIDE);
 		return -1;
 	}
+	if (links_refused(d, leaf, w->real, what) < 0)
+		return -1;
 	for (size_t i = w->n - 1; i-- > 0;) {
 		const struct node *st = &w->node[i];
 
@@ -257,11 +283,13 @@ static int owner_check(struct diag *d, const struct walked *w,
 static int walk_check(struct diag *d, const char *path, const char *what,
 		      struct walked *w)
 {
-	if (walk_plain(path, w) == 0)
+	if (walk_plain(path, w) == 0) {
+		w->leaf = w->node[w->n - 1];
 		return owner_check(d, w, path, what);
+	}
 	if (resolve(d, path, what, w->real) < 0)
 		return -1;
-	return owner_walk(d, w->real, path, what);
+	return owner_walk(d, w->real, path, what, &w->leaf);
 }
 
 int trust_path(struct diag *d, const char *path, const char *what)
@@ -300,6 +328,7 @@ static const char *resolve_src(const char *src, struct walked *w)
  * it is no read-write bind or does not resolve. */
 struct rw_srcs {
 	char **real;
+	struct stat *id;	/* real[i]'s device and inode */
 };
 
 static int rw_resolve(struct diag *d, const struct plan *p, struct rw_srcs *rw)
@@ -308,15 +337,19 @@ static int rw_resolve(struct diag *d, const struct plan *p, struct rw_srcs *rw)
 	const char *src;
 
 	rw->real = NULL;
+	rw->id = NULL;
 	for (size_t i = 0; i < p->nfs; i++) {
 		const struct fs_op *f = &p->fs[i];
 
 		if (f->kind != FS_BIND && f->kind != FS_DEV_BIND)
 			continue;
-		if (!rw->real && !(rw->real = calloc(p->nfs, sizeof(char *))))
+		if (!rw->real && (!(rw->real = calloc(p->nfs, sizeof(char *))) ||
+				  !(rw->id = calloc(p->nfs, sizeof(*rw->id)))))
 			goto nomem;
 		src = resolve_src(f->src, &w);
-		if (src && !(rw->real[i] = strdup(src)))
+		if (!src || stat(src, &rw->id[i]) < 0)
+			continue;	/* binds nothing (a missing -try) */
+		if (!(rw->real[i] = strdup(src)))
 			goto nomem;
 	}
 	return 0;
@@ -331,18 +364,48 @@ static void rw_free(const struct plan *p, struct rw_srcs *rw)
 	for (size_t i = 0; rw->real && i < p->nfs; i++)
 		free(rw->real[i]);
 	free(rw->real);
+	free(rw->id);
 }
 
-/* real (resolved) must not lie under a source p binds read-write. */
+/* The read-write source whose directory is real or one above it, by
+ * device and inode: the same directory under another name (a bind
+ * mount of it, a second mount of its filesystem) is caught where the
+ * names differ. -1 if none. One stat per directory, only when the plan
+ * binds something read-write. */
+static long under_by_inode(const struct plan *p, const struct rw_srcs *rw,
+			   const char *real)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", real);
+	for (;;) {
+		if (stat(dir, &st) == 0)
+			for (size_t i = 0; i < p->nfs; i++)
+				if (rw->real[i] &&
+				    rw->id[i].st_dev == st.st_dev &&
+				    rw->id[i].st_ino == st.st_ino)
+					return (long)i;
+		slash = strrchr(dir, '/');
+		if (!slash || !strcmp(dir, "/"))
+			return -1;
+		slash[slash == dir] = '\0';
+	}
+}
+
+/* real (resolved) must not lie under a source p binds read-write: by
+ * name, and by the device and inode of each directory above it. */
 static int not_writable_inside(struct diag *d, const struct plan *p,
 			       const struct rw_srcs *rw, const char *real,
 			       const char *what)
 {
+	long by_inode = rw->real ? under_by_inode(p, rw, real) : -1;
+
 	for (size_t i = 0; rw->real && i < p->nfs; i++) {
 		const struct fs_op *f = &p->fs[i];
 		const char *src = rw->real[i];
 
-		if (!src || !beneath(real, src))
+		if (!src || (!beneath(real, src) && by_inode != (long)i))
 			continue;
 		diag_fail(d, EXIT_USAGE, 0,
 			  "refusing %s %s: it lies under %s, which %s:%u "
@@ -397,4 +460,94 @@ int trust_plan(struct diag *d, const struct plan *p)
 		r = check_all(d, p, &rw);
 	rw_free(p, &rw);
 	return r;
+}
+
+/* What fstat says of an fd about to be exec'd: a regular file nobody
+ * but its owner can write, with no second name. */
+static int prog_fd_ok(struct diag *d, int fd, const char *name,
+		      const struct stat *st)
+{
+	char reason[80];
+	struct node n = node_of(st);
+
+	if (!S_ISREG(st->st_mode))
+		return diag_fail(d, EXIT_NOEXEC, EACCES,
+				 "unable to execute %s (fd %d): not a regular "
+				 "file", name, fd);
+	if (n.mode & (S_IWGRP | S_IWOTH)) {
+		diag_fail(d, EXIT_USAGE, 0, "refusing pysbx program %s: it %s",
+			  name, why(&n, reason, sizeof(reason)));
+		diag_hint(d, "chmod go-w %s; %s", name, OVERRIDE);
+		return -1;
+	}
+	return links_refused(d, &n, name, "pysbx program");
+}
+
+int trust_prog_fd(struct diag *d, int fd, const char *name)
+{
+	struct stat st;
+
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fstat(fd, &st) < 0)
+		return diag_fail(d, EXIT_USAGE, errno,
+				 "--next-fd %d is not an open file", fd);
+	return prog_fd_ok(d, fd, name, &st);
+}
+
+int trust_open_prog(struct diag *d, const struct plan *p, const char *path,
+		    bool check)
+{
+	struct rw_srcs rw = { NULL, NULL };
+	struct walked w;
+	struct stat st;
+	int fd, r = 0;
+
+	/* What is not there is "not found" (127), as an exec would say,
+	 * not a refusal. */
+	if (access(path, F_OK) < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return diag_fail(d, EXIT_NOTFOUND, errno, "unable to find %s",
+				 path);
+	if (check) {
+		r = p ? rw_resolve(d, p, &rw) : 0;
+		if (r == 0)
+			r = walk_check(d, path, "pysbx program", &w);
+		if (r == 0 && p)
+			r = not_writable_inside(d, p, &rw, w.real,
+						"pysbx program");
+		if (p)
+			rw_free(p, &rw);
+		if (r < 0)
+			return -1;
+	}
+	/* The resolved path, without following a link: the inode the
+	 * checks saw, which the fstat below confirms. */
+	fd = open(check ? w.real : path,
+		  O_PATH | O_CLOEXEC | (check ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return diag_fail(d, errno == ENOENT || errno == ENOTDIR ?
+				 EXIT_NOTFOUND : EXIT_NOEXEC, errno,
+				 "unable to find %s", path);
+	if (fstat(fd, &st) < 0) {
+		r = diag_fail(d, EXIT_SYSCALL, errno, "unable to inspect %s",
+			      path);
+	} else if (check && (st.st_dev != w.leaf.dev ||
+			     st.st_ino != w.leaf.ino)) {
+		r = diag_fail(d, EXIT_USAGE, 0,
+			      "refusing pysbx program %s: it changed while it "
+			      "was checked", path);
+	} else if (!S_ISREG(st.st_mode)) {
+		r = diag_fail(d, EXIT_NOEXEC, EACCES, "unable to execute %s",
+			      path);
+	} else if (check) {
+		r = prog_fd_ok(d, fd, path, &st);
+		/* The owner too, which only the host sees as it is. */
+		if (r == 0 && !owner_ok(st.st_uid))
+			r = diag_fail(d, EXIT_USAGE, 0, "refusing pysbx program "
+				      "%s: it is owned by uid %u (neither you "
+				      "nor root)", path, (unsigned)st.st_uid);
+	}
+	if (r < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

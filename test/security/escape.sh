@@ -130,12 +130,10 @@ py 'import os
 try: os.open("/proc/1/exe", os.O_WRONLY); print("opened")
 except OSError as e: print(e.errno)'
 is "$rc:$out" "0:13" "CVE-2019-5736 (runc /proc/self/exe): P: opening pid 1's exe for writing fails EACCES"
-out=$("$T/bin/pysbx" run -p "$P/python.policy" -D WORKSPACE="$WS" -- $PY -I -S -c 'import errno, os, sys
-for f in sorted(os.listdir(sys.argv[1])):
-    try: os.open(sys.argv[1] + "/" + f, os.O_WRONLY); print(f + ":opened")
-    except OSError as e: print(f + ":" + errno.errorcode[e.errno], end=" ")' "$T/bin" 2>&1); rc=$?; out=$(echo $out)
-is "$rc:$out:$(cat "$T/bin"/* | cksum)" "0:pysbx:ETXTBSY pysbx-clean:EROFS pysbx-exec:EROFS pysbx-mount:ETXTBSY pysbx-seccomp:EROFS:$SUM_BIN" \
-	"CVE-2019-5736: P: the chain's binaries (owned by the uid) cannot be written from inside (EROFS; ETXTBSY while running)"
+out=$("$T/bin/pysbx" run -p "$P/python.policy" -D WORKSPACE="$WS" -- $PY -I -S -c 'import os, sys
+print(os.path.exists(sys.argv[1]), [os.path.exists(sys.argv[1] + "/" + f) for f in ("pysbx-exec", "pysbx-seccomp")])' "$T/bin" 2>&1); rc=$?; out=$(echo $out)
+is "$rc:$out:$(cat "$T/bin"/* | cksum)" "0:False [False, False]:$SUM_BIN" \
+	"CVE-2019-5736: P: the chain's binaries (owned by the uid) are not in the sandbox at all (exec'd through fds opened on the host)"
 py 'import os
 try: os.open("/proc/1/mem", os.O_RDWR); print("opened")
 except OSError as e: print(e.errno)'
