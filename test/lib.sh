@@ -19,6 +19,18 @@ is() {
 }
 # okrc STATUS DESC: passes when STATUS (a command's $?) is 0.
 okrc() { if [[ $1 == 0 ]]; then ok "$2"; else not_ok "$2" "exit status $1"; fi; }
+# no_proof GOT WANT DESC REASON: an outcome that holds here with or
+# without the layer under test (REASON says why), so it is no proof of
+# that layer: a SKIP naming the reason when GOT is WANT, a failure
+# otherwise.
+no_proof() {
+	if [[ $1 == "$2" ]]; then
+		n=$((n + 1))
+		echo "ok $n # SKIP not a proof here: $4 ($3)"
+	else
+		not_ok "$3" "got:      $1" "expected: $2"
+	fi
+}
 # same DESC EXPECTED ACTUAL: an exact comparison, the difference shown.
 same() {
 	if [[ $2 == "$3" ]]; then

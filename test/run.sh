@@ -4,7 +4,7 @@
 #   test/run.sh [-v] [NAME...]
 #
 # Runs build/test/unit/* (one per test/unit/*.c), then test/integration/*.sh
-# and test/security/*.sh; every test prints TAP. NAME selects the tests whose
+# and test/security/*.sh, then test/packaging/*.sh; every test prints TAP. NAME selects the tests whose
 # name (e.g. unit/test_tap, integration/harness) contains it. -v shows every
 # TAP line; by default only failures, skips, diagnostics and other output
 # are shown, plus one summary line per test.
@@ -22,13 +22,22 @@
 # may sit where other users cannot enter, as CI's does) and runs each script
 # through setpriv as uid/gid PYSBX_TEST_UID with no groups, no capabilities
 # (the bounding set kept full, as a normal user's is) and a clean
-# environment. At the end it checks that no process of that uid
-# is left over. Otherwise the scripts run directly from the checkout.
+# environment; a script marked "# pysbx-test: root-section" then runs once
+# more as root (as NAME_root: its root section). At the end it checks that
+# no process of that uid is left over. Otherwise the scripts run directly
+# from the checkout.
 #
 # Unless PYSBX_TEST_UID is given, each run takes a private uid of its own in
 # 42000-42999 (no passwd entry, no process of it running, and held by a lock
 # under /run/lock for the whole run), so two runs on one machine never count
 # each other's processes as leftovers.
+#
+# test/packaging/*.sh check what is built from the source tree (install,
+# man pages, release tarball, image, the suite inside ci.policy): they run
+# as the caller, in the checkout, with PYSBX_SRC (the checkout) and, as
+# root, PYSBX_TEST_UID and PYSBX_TREE (the copy above) besides the
+# variables above; they drop to the test uid themselves for every sandbox
+# they start, and skip what needs root when the caller is not.
 #
 # Environment: PYSBX_TEST_TIMEOUT (seconds per test, default 300),
 # PYSBX_TEST_UID, PYSBX_TEST_VERBOSE=1 (same as -v).
@@ -203,7 +212,14 @@ take_uid() {
 	return 1
 }
 
-if ((${#scripts[@]})) && [[ $(id -u) == 0 ]]; then
+pkg_scripts=()
+for src in test/packaging/*.sh; do
+	[[ -e $src ]] || continue
+	name=${src#test/}
+	selected "${name%.sh}" && pkg_scripts+=("$src")
+done
+
+if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	if [[ -z $TEST_UID ]] && ! take_uid; then
 		echo "run.sh: no free test uid in 42000-42999 (set PYSBX_TEST_UID)" >&2
 		exit 111
@@ -262,9 +278,27 @@ for src in "${scripts[@]}"; do
 			--clear-groups --inh-caps=-all \
 			env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
 			"${vars[@]}" bash "$TREE/$src"
+		# A script with a root section (what only root can check,
+		# such as pysbx-exec dropping capabilities itself) runs once
+		# more as root, as NAME_root.
+		if grep -q '^# pysbx-test: root-section' "$TREE/$src"; then
+			run_tap "${name}_root" "$TREE" \
+				env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+				PYSBX_TEST_UID="$TEST_UID" "${vars[@]}" bash "$TREE/$src"
+		fi
 	else
 		run_tap "$name" "$TREE" env "${vars[@]}" bash "$TREE/$src"
 	fi
+done
+
+for src in "${pkg_scripts[@]}"; do
+	name=${src#test/}
+	name=${name%.sh}
+	run_tap "$name" "$ROOT" env PYSBX_SRC="$ROOT" PYSBX_TREE="$TREE" \
+		PYSBX_TEST_UID="${WORK:+$TEST_UID}" PYSBX_ROOT="$TREE" \
+		PYSBX_BIN="$TREE/build/bin" PYSBX_PROBE="$TREE/build/test/probe" \
+		PYSBX_TESTDIR="$TREE/test" PYSBX_POLICIES="$TREE/policies" \
+		bash "$ROOT/$src"
 done
 
 # "Nothing of the sandbox outlives it": with a dedicated uid this is checkable.

@@ -125,6 +125,8 @@ int front_policy(struct diag *d, int argc, char **argv)
 		diag_fail(d, EXIT_USAGE, 0, "no policy file given");
 		diag_exit(d);
 	}
+	if (front_policy_path(d, file, &file) < 0)
+		diag_exit(d);
 	if (plan_init(&p) < 0) {
 		diag_fail(d, EXIT_SYSCALL, 12, "unable to allocate the plan");
 		diag_exit(d);

@@ -42,9 +42,11 @@ record_is() {
 
 # A daemon that leaves the target's session and process group and
 # appends to $1 forever.
+# code_and_stopped RC WANT FILE: RC is WANT and FILE stopped growing.
+code_and_stopped() { [[ $1 == "$2" ]] && stopped_growing "$3"; }
 DAEMON='setsid bash -c "while :; do echo x >>\"\$0\"; sleep 0.05; done" "$1" </dev/null >/dev/null 2>&1 &'
 
-echo "1..69"
+echo "1..72"
 
 # --- exit status -------------------------------------------------------
 
@@ -137,6 +139,33 @@ check "SIGTERM to the guard stops the target (its TERM handler exits 5)" \
 	test "$rc:$(cat "$T/term" 2>/dev/null)" = "5:term"
 check "... and the status record has no timeout" record_is "$T/st" 'ex["timeout"]' False
 
+# The TERM goes to the target's whole process group, as from timeout(1):
+# a grandchild of the guard (here the target's child, which the target
+# waits for) gets it too, not only the final KILL. The target leaves
+# its own TERM for after its child is gone, so the output order is fixed.
+TERM_TREE='import os, signal, sys, time
+got = []
+signal.signal(signal.SIGTERM, lambda s, f: got.append(1))
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    signal.signal(signal.SIGTERM, lambda s, f: (os.write(1, b"child TERM\n"), os._exit(0)))
+    os.write(w, b"x")
+    while True: time.sleep(1)
+os.read(r, 1)
+open(sys.argv[1], "w").close()
+while not got: time.sleep(0.05)
+os.waitpid(pid, 0)
+print("target TERM", flush=True)'
+"$CLEAN" -k 2s python3 -c "$TERM_TREE" "$T/ready4" >"$T/tree" 2>/dev/null &
+g=$!
+wait_for test -e "$T/ready4"
+kill -TERM "$g"
+wait "$g"
+rc=$?
+check "SIGTERM to the guard reaches the target's child too (the process group), before any KILL" \
+	test "$rc:$(tr '\n' ' ' <"$T/tree")" = "0:child TERM target TERM "
+
 "$CLEAN" bash -c ': >"$1"; trap "echo hup >>\"\$0\"" HUP; trap "echo usr2 >>\"\$0\"; exit 0" USR2;
 	while :; do sleep 0.05; done' "$T/hup" "$T/ready3" &
 g=$!
@@ -173,8 +202,10 @@ check "the guard uses no CPU while the target runs ($a -> $b ticks)" test "$a" =
 
 # --- fds -----------------------------------------------------------------
 
-# ls's own fds (its directory) are the same either way.
-ls /proc/self/fd 5>"$T/five" >"$T/fds0"
+# ls's own fds (its directory) are the same either way. fd 3 is the
+# guard's status fd below: closed here too, so that one the caller
+# happens to hold (flock(1) passes its lock fd down) is no difference.
+ls /proc/self/fd 3>&- 5>"$T/five" >"$T/fds0"
 "$CLEAN" --status-fd 3 ls /proc/self/fd 3>/dev/null 5>"$T/five" >"$T/fds"
 check "the target gets the caller's fds (5 included), none of the guard's" \
 	test "$(cat "$T/fds")" = "$(cat "$T/fds0")" -a -n "$(grep -x 5 "$T/fds")"
@@ -278,9 +309,34 @@ if strace -o /dev/null true 2>/dev/null; then
 	check "no flock on a directory: the lock file NAME.lock instead, which a sweep honours" \
 		test "$rc:$(grep -c '^pysbx-[0-9a-f]\{16\}\.lock$' "$T/nolock"):$(cat "$T/swept")" = "0:1:"
 	check "... and the guard removes both at the end" test -z "$(ls -A "$R")"
+	# The removal climbs back through "..": a sandbox-side rename of
+	# the directory being emptied (here by the host, in a window that
+	# strace widens: every unlinkat of the guard is delayed) must not
+	# make it climb into the directory the tree was moved to, and
+	# empty that. The guard reports the move and leaves the rest.
+	RB=$T/renrace
+	mkdir -p "$RB/sp" "$RB/victim"
+	chmod 0700 "$RB/sp"
+	echo keep >"$RB/victim/keep"
+	strace -o /dev/null -e trace=unlinkat -e inject=unlinkat:delay_exit=200000 \
+		"$CLEAN" --scratch-parent "$RB/sp" bash -c 'mkdir -p "$SCRATCH/a/b" && for i in 1 2 3 4 5 6 7 8 9 10 11 12; do : >"$SCRATCH/a/b/f$i"; done; echo "$SCRATCH" >"$0"' \
+		"$RB/where" >/dev/null 2>"$RB/err" &
+	racer=$!
+	wait_for test -s "$RB/where"
+	sdir=$(cat "$RB/where")
+	# Once the walk is inside b (its files start to go), move b away.
+	emptying() { [[ $(ls "$sdir/a/b" 2>/dev/null | wc -l) -lt 11 ]]; }
+	wait_for emptying
+	mv "$sdir/a/b" "$RB/victim/b"
+	wait "$racer"
+	rc=$?
+	check "scratch removal under a rename race: the directory the tree was moved to keeps its files" \
+		test "$(cat "$RB/victim/keep" 2>/dev/null)" = keep
+	check "... and the guard says so (the target's status, 0, stays the exit status)" \
+		test "$rc:$(grep -c 'the tree was moved while it was removed' "$RB/err")" = "0:1"
 else
-	for _ in 1 2 3 4; do
-		skip "strace cannot trace here (the mkdir-flock window)"
+	for _ in 1 2 3 4 5 6; do
+		skip "strace cannot trace here (the mkdir-flock window, the removal race)"
 	done
 fi
 
@@ -457,7 +513,7 @@ EOF
 		3>"$T/st"
 	rc=$?
 	check "chain: the target's code (4) comes back and its setsid'd daemon stops" \
-		test $rc = 4 && stopped_growing "$f"
+		code_and_stopped "$rc" 4 "$f"
 	check "chain: started carries pid 1's host pid, exit the target's stage" \
 		record_is "$T/st" '(r[0]["event"], r[0]["pid"] > 0, ex["stage"], ex["code"])' "('started', True, 'target', 4)"
 	f=$T/cout/chain-kill

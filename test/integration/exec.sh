@@ -3,9 +3,11 @@
 # the policy exactly (test/probe/exec_probe reports it), and bad values fail
 # before the target runs, with the policy position.
 #
-# Run by test/run.sh as an unprivileged uid. Run by hand as root
-# (PYSBX_BIN, PYSBX_PROBE default to this checkout's build/), it runs only
-# the root section instead: pysbx-exec dropping capabilities itself.
+# Run by test/run.sh as an unprivileged uid, and (when run.sh is root)
+# once more as root, which runs only the root section instead: pysbx-exec
+# dropping capabilities itself. By hand as root, PYSBX_BIN and PYSBX_PROBE
+# default to this checkout's build/ and PYSBX_TEST_UID to 4242.
+# pysbx-test: root-section
 set -u
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,7 +65,8 @@ nocaps=$(printf 'CapInh:\t%016x\nCapPrm:\t%016x\nCapEff:\t%016x\nCapBnd:\t%016x\
 
 # ============================================================ root section
 if [[ $(id -u) == 0 ]]; then
-	echo "1..6"
+	U=${PYSBX_TEST_UID:-4242}
+	echo "1..9"
 	p=$(pol root 'env A=1')
 	chmod 0755 "$T"
 	chmod 0644 "$p"
@@ -78,34 +81,60 @@ if [[ $(id -u) == 0 ]]; then
 			"pysbx-exec: fatal: unable to run without privileges: cap_chown is in the effective set" "$T/err"
 		has "... and what it would need" "needs cap_setpcap in the effective set" "$T/err"
 	fi
+	# The caller's hard limit may already be the kernel's maximum
+	# (fs.nr_open): lower it first, then let pysbx-exec raise it back.
 	H=$(hard_of 'Max open files')
-	p=$(pol raise "limit nofile 64 $((H + 1))")
-	if (ulimit -Hn $((H + 1))) 2>/dev/null; then
-		run "$EXEC" -p "$p" -- "$PROBE" limits
+	p=$(pol raise "limit nofile 64 $H")
+	if (ulimit -n $((H - 1)) && ulimit -Hn "$H") 2>/dev/null; then
+		(ulimit -n $((H - 1)) && run "$EXEC" -p "$p" -- "$PROBE" limits)
 		same "as root standalone: a hard limit can be raised (before the drop)" \
-			"64 $((H + 1))" "$(limits_of 'Max open files' <"$T/out")"
+			"64 $H" "$(limits_of 'Max open files' <"$T/out")"
 	else
-		skip "root here cannot raise a hard limit either (ulimit -Hn fails)"
+		skip "root here cannot raise a hard limit either (no CAP_SYS_RESOURCE: ulimit -Hn fails)"
 	fi
 	p=$(pol root2 'env A=1')
 	chmod 0644 "$p"
-	run "$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" env
-	has "as root in the chain (--plan-fd): capabilities fail closed (111)" \
+	# A plan with a user namespace: pysbx-mount has emptied every set
+	# before pysbx-exec, so any capability left stops the chain.
+	pu=$(pol rootns 'unshare user' 'env A=1')
+	chmod 0644 "$pu"
+	run "$PROBE" seal "$pu" -- "$EXEC" -- "$PROBE" env
+	has "as root in the chain (--plan-fd, plan with a user namespace): capabilities fail closed (111)" \
 		"pysbx-exec: fatal: unable to run without privileges: cap_chown is in the effective set" \
 		"$T/err"
-	run setpriv --reuid=4242 --regid=4242 --clear-groups --inh-caps=-all \
+	# Without one, no step before pysbx-exec dropped them: it does.
+	run "$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" status prctl
+	same "as root in the chain with a plan without namespaces: pysbx-exec empties every set itself" \
+		"0 $nocaps" "$rc $(grep ^Cap "$T/out")"
+	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
 		"$EXEC" -- "$PROBE" status
 	same "unprivileged standalone with a full bounding set: runs, no_new_privs set" \
 		"0 $(printf 'NoNewPrivs:\t1')" "$rc $(grep ^NoNewPrivs "$T/out")"
-	run setpriv --reuid=4242 --regid=4242 --clear-groups --inh-caps=-all \
-		"$PROBE" seal "$p" -- "$EXEC" -- "$PROBE" status
-	same "unprivileged in the chain with a full bounding set: fails closed (111)" \
+	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
+		"$PROBE" seal "$pu" -- "$EXEC" -- "$PROBE" status
+	same "unprivileged in the chain (plan with a user namespace) with a full bounding set: fails closed (111)" \
 		"111 yes" "$rc $(grep -q 'cap_chown is in the bounding set' "$T/err" && echo yes)"
+	# Trust (DESIGN.md invariant 8) by owner: only root can give a
+	# file or directory to a third uid.
+	p=$(pol owned 'env A=1')
+	chown 65534:65534 "$p"
+	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
+		"$EXEC" -p "$p" -- "$PROBE" env
+	same "a policy owned by another user (neither the caller nor root) is refused (100)" \
+		"100 yes" "$rc $(grep -q "refusing policy $p: it is owned by uid 65534 (neither you nor root)" "$T/err" && echo yes)"
+	mkdir -m 0755 "$T/od"
+	chown 65534:65534 "$T/od"
+	printf 'env A=1\n' >"$T/od/p.policy"
+	chmod 0644 "$T/od/p.policy"
+	run setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all \
+		"$EXEC" -p "$T/od/p.policy" -- "$PROBE" env
+	same "a root-owned policy in a directory another user owns is refused (100)" \
+		"100 yes" "$rc $(grep -q "directory $T/od is owned by uid 65534" "$T/err" && echo yes)"
 	exit 0
 fi
 
 # ============================================================ unprivileged
-echo "1..69"
+echo "1..74"
 
 # --- rlimits ----------------------------------------------------------------
 # name, label in /proc/self/limits, soft, hard (clamped to the caller's hard)
@@ -194,6 +223,13 @@ p=$(pol ldpass 'env-pass LD_PRELOAD')
 run env LD_PRELOAD=/nonexistent.so "$EXEC" -p "$p" -- "$PROBE" env
 same "env-pass LD_PRELOAD passes it when the policy says so" \
 	"LD_PRELOAD=/nonexistent.so" "$(out)"
+# Longer names that start with the passed one come first in the caller's
+# environment: a prefix match would pass TERMINFO (a terminfo database
+# the workspace controls) as if it were TERM.
+p=$(pol termpass 'env-pass TERM')
+run env -i TERMINFO=/workspace/evil TERM_PROGRAM=x TERM=xterm "$EXEC" -p "$p" -- "$PROBE" env
+same "env-pass TERM passes TERM only, not TERMINFO or TERM_PROGRAM before it" \
+	"TERM=xterm" "$(out)"
 
 # --- exec ----------------------------------------------------------------------
 mkdir "$T/bin"
@@ -229,12 +265,25 @@ run "$EXEC" -p "$p" -- "$PROBE" fds
 same "a keep-fd that the caller did not open fails with 111" "111 " "$rc $(out)"
 has "... naming the fd and position" \
 	"pysbx-exec: fatal: $p:1:1: unable to keep fd 7: Bad file descriptor" "$T/err"
+# The chain's own report fd is never the target's, even when a policy
+# names it (the target could forge status records).
+p=$(pol keepchain 'keep-fd 9')
+run "$PROBE" seal "$p" -- "$EXEC" --report-fd 9 -- "$PROBE" fds 9>"$T/report"
+same "a keep-fd naming the chain's report fd is refused (111), the target never runs" \
+	"111 yes no" "$rc $(grep -q "$p:1:1: unable to keep fd 9: it is the chain's own fd" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
 echo data >"$T/in"
 p=$(pol stdin 'stdin null')
 run "$EXEC" -p "$p" -- "$PROBE" fds <"$T/in"
 has "stdin null: fd 0 is /dev/null" "fd 0 /dev/null" "$T/out"
 run "$EXEC" -- "$PROBE" fds <"$T/in"
 has "without stdin null the caller's stdin is kept" "fd 0 $T/in" "$T/out"
+# Inside a sandbox, /dev/null is whatever its policy put there: a
+# regular file would hand the target its contents as stdin.
+p=$(pol fakenull 'unshare user mount pid' 'ro-bind ${PROBE} /probe' \
+	'file /dev/null "data for stdin\n"' 'stdin null')
+run "$BIN/pysbx-mount" -p "$p" -D PROBE="$PROBE_DIR" "$EXEC" -- /probe/exec_probe fds
+same "stdin null refuses a /dev/null that is not the null device (111), the target never runs" \
+	"111 yes no" "$rc $(grep -q "unable to use /dev/null for stdin: it is not the null device (char 1:3)" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
 
 # --- process -------------------------------------------------------------------
 ids() { awk '{ v[$1] = $2 } END { print (v["sid"] == v["pid"]) ? "sid=pid" : "sid!=pid",
@@ -347,6 +396,14 @@ same "a malformed seccomp line in a plan: refused when no pysbx-seccomp follows"
 run "$PROBE" seal-text "$T/bad.plan" -- "$EXEC" -- "$BIN/pysbx-seccomp" -- "$PROBE" env
 same "... and by pysbx-seccomp when it follows, before the target runs" \
 	"100 yes no" "$rc $(grep -q "pysbx-seccomp: .*unknown seccomp action 'frobnicate'" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
+# Only a memfd sealed against writes is a plan: another holder of a
+# writable one could change it between two steps' reads.
+printf 'pysbx-plan 1 t.policy\n@t.policy:1:1 env A=1\nend\n' >"$T/weak.plan"
+run "$PROBE" seal-weak "$T/weak.plan" -- "$EXEC" -- "$PROBE" env
+same "a plan memfd not sealed against writes is refused (100), the target never runs" \
+	"100 yes no" "$rc $(grep -q "is not sealed against writes" "$T/err" && echo yes) $([[ -s $T/out ]] && echo yes || echo no)"
+run "$PROBE" seal-text "$T/weak.plan" -- "$EXEC" -- "$PROBE" env
+same "... and the same plan sealed is accepted (the control)" "0 A=1" "$rc $(out)"
 
 # --- root of a user namespace: pysbx-exec drops what it holds ----------------
 # uid 0 with every capability of its namespace, CAP_SETPCAP included: the

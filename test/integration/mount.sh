@@ -21,7 +21,7 @@ chmod -R a-w "$T/host"
 BASIC=(-p "$FIX/basic.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host")
 sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
 
-echo "1..38"
+echo "1..40"
 
 same "the root holds exactly what the policy made" \
 	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
@@ -36,6 +36,15 @@ same "the host file behind the ro-bind is unchanged" "original" "$(cat "$T/host/
 same "the root itself is read-only" "EROFS" "$(sbx write /newfile)"
 same "/dev refuses new files" "EROFS" "$(sbx write /dev/newfile)"
 same "/dev/null is writable" "ok" "$(sbx write /dev/null)"
+# Read-only is recursive: a host directory with a mount below it (the
+# host's /dev/shm, a world-writable tmpfs) stays read-only all the way
+# down; a bind that only changed its top mount would let this write
+# land in the host's /dev/shm.
+{ cat "$FIX/basic.policy"; echo "ro-bind /dev /hostdev"; } >"$T/rec.policy"
+f=pysbx-rec-$$
+got=$("$MNT" -p "$T/rec.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host" "$P" write "/hostdev/shm/$f" 2>&1)
+same "a ro-bind is read-only recursively (the host's /dev/shm below a ro-bind of /dev)" "EROFS" "$got"
+rm -f "/dev/shm/$f"
 same "proc shows only the sandbox's pids (pid 1 and the target)" \
 	"$(printf '%s\n' 1 2)" "$(sbx pids)"
 same "the hostname is the policy's" "pysbx-test" "$(sbx hostname)"
@@ -92,6 +101,9 @@ rm -f "$T/ws/link"
 M=(-p "$FIX/mask.policy" -D PROBE="$PROBE" -D WS="$T/ws")
 got=$("$MNT" "${M[@]}" "$P" ls /ws/secretdir 2>&1)"|"$("$MNT" "${M[@]}" "$P" cat /ws/secret.txt 2>&1)
 same "mask hides a directory and a file" "|" "$got"
+got=$(for f in secretdir/new secret.txt; do "$MNT" "${M[@]}" "$P" write "/ws/$f" 2>&1; done | tr '\n' ' ')
+same "a mask is read-only: nothing can be written into a masked directory or file (EROFS)" \
+	"EROFS EROFS " "$got"
 got=$(for f in .env b/id.pem a/.git/hooks/pre-commit b/new; do "$MNT" "${M[@]}" "$P" write "/ws/$f" 2>&1; done | tr '\n' ' ')
 same "protect keeps .env, *.pem, .git/hooks read-only; the rest writable" \
 	"EROFS EROFS EROFS ok " "$got"

@@ -7,7 +7,7 @@ P=$PYSBX_POLICIES
 T=$(mktemp -d "$HOME/policy.XXXXXX")
 . "${PYSBX_TESTDIR:?}/lib.sh"
 
-echo "1..17"
+echo "1..20"
 
 for f in "$P"/*.policy; do
 	# Only the variables it uses: an unused -D is an error.
@@ -55,11 +55,25 @@ is "$rc" 100 "a group-writable policy is refused (exit 100)"
 [[ $out == *"refusing policy $T/p.policy: it is writable by its group"* ]]; okrc $? "the refusal says why: $out"
 "$B/pysbx-exec" --allow-untrusted -p "$T/p.policy" -- /bin/true
 is $? 0 "--allow-untrusted accepts it"
+# Others' write bit alone (the group's clear): a check of the group bit
+# only would let it through.
+chmod 0646 "$T/p.policy"
+out=$("$B/pysbx-exec" -p "$T/p.policy" -- /bin/true 2>&1); rc=$?
+is "$rc:${out%%$'\n'*}" "100:pysbx-exec: fatal: refusing policy $T/p.policy: it is writable by others" \
+	"a policy writable by others but not by its group is refused (exit 100)"
 chmod 0644 "$T/p.policy"
 mkdir -m 0777 "$T/open"; chmod 0777 "$T/open"
 cp "$T/p.policy" "$T/open/p.policy"
 out=$("$B/pysbx-exec" -p "$T/open/p.policy" -- /bin/true 2>&1)
 [[ $out == *"directory $T/open is writable by others, who could replace it"* ]]; okrc $? "a policy in a world-writable directory is refused"
+mkdir -m 0757 "$T/oth"; chmod 0757 "$T/oth"
+cp "$T/p.policy" "$T/oth/p.policy"
+out=$("$B/pysbx-exec" -p "$T/oth/p.policy" -- /bin/true 2>&1); rc=$?
+[[ $rc == 100 && $out == *"directory $T/oth is writable by others, who could replace it"* ]]
+okrc $? "a policy in a directory writable by others but not by its group (nor sticky) is refused"
+chmod 1757 "$T/oth"
+"$B/pysbx-exec" -p "$T/oth/p.policy" -- /bin/true
+is $? 0 "... and accepted once that directory is sticky (as /tmp), the policy being the caller's"
 printf 'unshare mount\nbind %s /w\nenv A=1\n' "$T" >"$T/rw.policy"
 out=$("$B/pysbx-exec" -p "$T/rw.policy" -- /bin/true 2>&1); rc=$?
 [[ $rc == 100 && $out == *"refusing policy $T/rw.policy: it lies under $T, which $T/rw.policy:2 binds read-write into the sandbox"* ]]

@@ -12,7 +12,7 @@ T=$(mktemp -d "$HOME/seccomp.XXXXXX")
 # run POLICY CALL...: the probe's lines under the policy, space-separated
 run() { local p=$1; shift; "$S" -p "$T/$p" -- "$PR" "$@" 2>&1 | tr '\n' ' ' | sed 's/ $//'; }
 
-echo "1..47"
+echo "1..46"
 
 # Distinct errnos per group, so that each result names the rule that gave it.
 cat >"$T/deny.policy" <<'EOF'
@@ -70,18 +70,18 @@ is "$(run deny.policy getpid x32 getpid)" "getpid=ok x32=killed:SIGSYS getpid=ok
 unfiltered=$("$PR" int80)
 if [[ $unfiltered == "int80=killed:SIGSEGV" ]]; then
 	# No IA32 emulation in this kernel (SIGSEGV without any filter):
-	# the route does not exist; assert that it stays closed as it is.
-	is "$(run deny.policy int80)" "int80=killed:SIGSEGV" \
-		"int 0x80 without IA32 emulation: killed (SIGSEGV) under the filter too"
+	# the route does not exist, so these runs prove nothing about the
+	# filter; they still fail if int 0x80 ever returns.
+	no_proof "$(run deny.policy int80)" "int80=killed:SIGSEGV" \
+		"i386 int 0x80 under the filter never returns" \
+		"this kernel has no IA32 emulation: SIGSEGV with or without the filter"
 	{ "$S" -p "$T/deny.policy" -- "$PR" -x int80 >/dev/null 2>&1; } 2>/dev/null
-	is $? 139 "int 0x80 without IA32 emulation: the shell sees 128+SIGSEGV"
-	r=$(run deny.policy int80)
-	[[ $r == int80=killed:* ]]; okrc $? "int 0x80 never returns under the filter ($r)"
+	no_proof "$?" 139 "int 0x80: the shell sees the process killed" \
+		"this kernel has no IA32 emulation: 128+SIGSEGV with or without the filter"
 else
 	is "$(run deny.policy int80)" "int80=killed:SIGSYS" "i386 int 0x80 is killed by SIGSYS"
 	{ "$S" -p "$T/deny.policy" -- "$PR" -x int80 >/dev/null 2>&1; } 2>/dev/null
 	is $? 159 "int 0x80: the shell sees 128+SIGSYS"
-	okrc 0 "int 0x80 never returns under the filter"
 fi
 is "$("$S" -- "$PR" x32 getpid 2>&1 | tr '\n' ' ')" "x32=killed:SIGSYS getpid=ok " \
 	"with no seccomp rule at all, x32 is still killed"
@@ -180,10 +180,8 @@ else
 fi
 # --- the whole chain: the filter arrives through --plan-fd ---------------------------
 out=$("$B/pysbx" run -p "$PYSBX_POLICIES/minimal.policy" -D PROG="$PR" -- /prog getpid socket_inet clone3 x32 ioctl_tiocsti_hi 2>&1)
-if [[ $out != getpid=ok* ]]; then
-	skip "the chain does not run here: $(printf '%s' "$out" | head -1)"
-else
-	is "$(printf '%s' "$out" | tr '\n' ' ')" "getpid=ok socket_inet=EPERM clone3=ENOSYS x32=killed:SIGSYS ioctl_tiocsti_hi=EPERM" \
-		"pysbx run with minimal.policy: the plan's filter is in force in the target"
-fi
+# The chain runs wherever this suite does (the other scripts need it):
+# a chain that fails to start is a failure here too, never a skip.
+is "$(printf '%s' "$out" | tr '\n' ' ')" "getpid=ok socket_inet=EPERM clone3=ENOSYS x32=killed:SIGSYS ioctl_tiocsti_hi=EPERM" \
+	"pysbx run with minimal.policy: the plan's filter is in force in the target"
 rm -rf "$T"

@@ -25,6 +25,8 @@
  *   exec_probe seal-text FILE -- PROG [ARG]...
  *       the same with FILE's bytes as the plan, unparsed (a plan no guard
  *       would make)
+ *   exec_probe seal-weak FILE -- PROG [ARG]...
+ *       the same, but the memfd is not sealed against writes
  */
 #include <dirent.h>
 #include <errno.h>
@@ -223,7 +225,7 @@ static int seal(char **argv)
 	diag_exit(&d);
 }
 
-static int seal_text(char **argv)
+static int seal_text(char **argv, int seals)
 {
 	struct diag d = DIAG_INIT("exec_probe", "probe");
 	char buf[65536];
@@ -238,8 +240,7 @@ static int seal_text(char **argv)
 	c.next = rest(argv);
 	c.plan_fd = memfd_create("pysbx-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (c.plan_fd < 0 || write(c.plan_fd, buf, n) != (ssize_t)n ||
-	    fcntl(c.plan_fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK |
-		  F_SEAL_GROW | F_SEAL_WRITE) < 0)
+	    fcntl(c.plan_fd, F_ADD_SEALS, seals) < 0)
 		return 111;
 	chain_exec(&d, &c, environ);
 	diag_exit(&d);
@@ -272,7 +273,11 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "seal"))
 		return seal(argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "seal-text"))
-		return seal_text(argv + 2);
+		return seal_text(argv + 2, F_SEAL_SEAL | F_SEAL_SHRINK |
+						   F_SEAL_GROW | F_SEAL_WRITE);
+	if (argc >= 3 && !strcmp(argv[1], "seal-weak"))
+		return seal_text(argv + 2, F_SEAL_SEAL | F_SEAL_SHRINK |
+						   F_SEAL_GROW);
 	if (argc < 2)
 		for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 			section(all[i]);

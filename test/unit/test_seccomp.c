@@ -483,10 +483,100 @@ static void names(void)
 	   "unknown names fail, as does ipc (other ABIs only, in no preset)");
 }
 
+/* What each preset holds, item by item: a policy's meaning depends on
+ * it, and the shipped policies would hide a dropped item (another rule
+ * often covers it). Changing a preset means changing this list. */
+static void presets(void)
+{
+	static const struct {
+		const char *name, *items;
+	} want[] = {
+		{ "python-tool",
+		  "socket, socketpair arg0!=AF_UNIX, socketpair "
+		  "arg1&0x2==0x2, ptrace, bpf, userfaultfd, perf_event_open, "
+		  "process_vm_readv, process_vm_writev, kexec_load, "
+		  "kexec_file_load, open_by_handle_at, name_to_handle_at, "
+		  "fanotify_init, fanotify_mark" },
+		{ "network",
+		  "socket, socketpair, socketcall" },
+		{ "inet",
+		  "socket arg0!=AF_UNIX, socketpair arg0!=AF_UNIX, socketcall" },
+		{ "unix-sockets",
+		  "socket arg0&0xffffffff==AF_UNIX, socketpair arg1&0x2==0x2, "
+		  "socketcall" },
+		{ "mount",
+		  "mount, umount, umount2, pivot_root, chroot, fsopen, "
+		  "fsconfig, fsmount, fspick, move_mount, open_tree, "
+		  "mount_setattr" },
+		{ "namespaces",
+		  "unshare, setns, clone arg0&CLONE_NEWNS==CLONE_NEWNS, clone "
+		  "arg0&CLONE_NEWCGROUP==CLONE_NEWCGROUP, clone "
+		  "arg0&CLONE_NEWUTS==CLONE_NEWUTS, clone "
+		  "arg0&CLONE_NEWIPC==CLONE_NEWIPC, clone "
+		  "arg0&CLONE_NEWUSER==CLONE_NEWUSER, clone "
+		  "arg0&CLONE_NEWPID==CLONE_NEWPID, clone "
+		  "arg0&CLONE_NEWNET==CLONE_NEWNET" },
+		{ "keyring",
+		  "keyctl, add_key, request_key" },
+		{ "module",
+		  "init_module, finit_module, delete_module" },
+		{ "syslog",
+		  "syslog" },
+		{ "tty-inject",
+		  "ioctl arg1&0xffffffff==TIOCSTI, ioctl "
+		  "arg1&0xffffffff==TIOCLINUX" },
+		{ "io-uring",
+		  "io_uring_setup, io_uring_enter, io_uring_register" },
+		{ "debug",
+		  "ptrace, process_vm_readv, process_vm_writev, "
+		  "perf_event_open, kcmp, fanotify_init, fanotify_mark" },
+		{ "obsolete",
+		  "uselib, acct, quotactl, swapon, swapoff, reboot, _sysctl, "
+		  "ustat, sysfs, lookup_dcookie, nfsservctl, vhangup, iopl, "
+		  "ioperm, create_module, get_kernel_syms, query_module, "
+		  "settimeofday, clock_settime, clock_adjtime, adjtimex, "
+		  "pciconfig_read, pciconfig_write, kexec_load, "
+		  "kexec_file_load, modify_ldt" },
+		{ "handles",
+		  "open_by_handle_at, name_to_handle_at" },
+		{ "clock",
+		  "settimeofday, clock_settime, clock_adjtime, adjtimex" },
+		{ "raw-io",
+		  "iopl, ioperm, pciconfig_read, pciconfig_write, "
+		  "pciconfig_iobase" },
+		{ "reboot",
+		  "reboot, kexec_load, kexec_file_load" },
+		{ "swap",
+		  "swapon, swapoff" },
+		{ "cpu-emulation",
+		  "modify_ldt, vm86, vm86old, subpage_prot, switch_endian" },
+		{ "bpf",
+		  "bpf" },
+	};
+	size_t n = 0;
+
+	for (const struct sc_preset *s = sc_presets; s->name; s++)
+		n++;
+	is_int((long long)n, (long long)(sizeof(want) / sizeof(want[0])),
+	       "the number of presets");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct sc_preset *s = sc_preset_find(want[i].name);
+		char got[1024] = "";
+
+		for (const char *const *it = s ? s->items : NULL; it && *it;
+		     it++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got),
+				 "%s%s", got[0] ? ", " : "", *it);
+		is_str(got, want[i].items, "@%s holds exactly its list",
+		       want[i].name);
+	}
+}
+
 int main(void)
 {
 	plan_init(&p);
 	names();
+	presets();
 	compiler();
 	bpf();
 	lint();

@@ -1,0 +1,691 @@
+#!/usr/bin/env bash
+# scripts/mutate.sh - prove that the tests guard the security invariants:
+# plant known bugs, one at a time, and check that the suite catches each.
+#
+#   scripts/mutate.sh [-v] [--keep] [NAME...]   run every mutation (or those named)
+#   scripts/mutate.sh --list                    list the mutations
+#   scripts/mutate.sh --check                   only check that every original
+#                                               text still occurs exactly once
+#
+# Each mutation (listed at the end of this file) is a small patch tied by
+# name to an invariant of docs/DESIGN.md or a promise of docs/SECURITY.md:
+# a file, the exact original text (which must occur exactly once in it),
+# its replacement, and the tests (test/run.sh NAME filters) that should
+# fail with it. For each, a scratch copy of the tree (made once, with a
+# copy of build/ so that each mutation recompiles only what it changed)
+# gets the patch, is built, and the named tests run (as root: as a private
+# test uid, as in ./build.sh test). It ends with a table:
+#
+#   killed        a named test failed (the first failing line is shown)
+#   SURVIVED      every named test passed: a hole in the suite
+#   STALE         the original text no longer occurs exactly once: the
+#                 code moved; update the mutation
+#   BUILD-FAILED  the mutated tree does not compile: fix the mutation
+#
+# and exits 1 if any mutation is not killed, 0 otherwise (100: usage;
+# 111: no build, or the unmutated tests fail). Not part of ./build.sh
+# test: a full run takes a while (docs/TESTING.md says when to run it).
+#
+# Environment: JOBS (make -j, default 2), PYSBX_TEST_TIMEOUT (per test
+# script, default 120 here: a mutation can make a test hang).
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 111
+ROOT=$PWD
+SELF=$ROOT/scripts/mutate.sh
+JOBS=${JOBS:-2}
+export PYSBX_TEST_TIMEOUT=${PYSBX_TEST_TIMEOUT:-120}
+# The system python (no version-manager shims: one process per call).
+PY=python3
+[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
+VERBOSE=0 KEEP=0 MODE=run
+NAMES=()
+
+usage() {
+	echo "usage: scripts/mutate.sh [-v] [--keep] [--list | --check] [NAME...]" >&2
+	exit 100
+}
+while (($#)); do
+	case $1 in
+	--list) MODE=list ;;
+	--check) MODE=check ;;
+	--keep) KEEP=1 ;;
+	-v) VERBOSE=1 ;;
+	-h | --help) sed -n '2,/^set -uo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+	-*) usage ;;
+	*) NAMES+=("$1") ;;
+	esac
+	shift
+done
+
+# The mutations are parsed by python (exact text, tabs and all): one
+# record per line on stdout, fields separated by \x1f, text fields
+# escaped as JSON strings.
+parse() {
+	"$PY" - "$SELF" <<'EOF'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+body = text.split("\n__MUTATIONS__\n", 1)[1]
+muts, cur = [], None
+for line in body.split("\n"):
+    if line.startswith("@@ "):
+        key, _, val = line[3:].partition(":")
+        key, val = key.strip(), val.strip()
+        if key == "name":
+            cur = {"name": val, "old": [], "new": []}
+            muts.append(cur)
+        else:
+            cur[key] = val
+    elif line.startswith("-") and cur is not None:
+        cur["old"].append(line[1:])
+    elif line.startswith("+") and cur is not None:
+        cur["new"].append(line[1:])
+seen = set()
+for m in muts:
+    for k in ("invariant", "file", "tests"):
+        if not m.get(k):
+            sys.exit("mutate.sh: mutation %s has no %s" % (m["name"], k))
+    if m["name"] in seen or not m["old"]:
+        sys.exit("mutate.sh: mutation %s is duplicated or empty" % m["name"])
+    seen.add(m["name"])
+    print("\x1f".join([m["name"], m["invariant"], m["file"], m["tests"],
+                       json.dumps("\n".join(m["old"])),
+                       json.dumps("\n".join(m["new"]))]))
+EOF
+}
+
+# apply FILE OLD NEW [check]: replace the one occurrence of OLD (JSON
+# strings); exit 2 when OLD does not occur exactly once.
+apply() {
+	"$PY" - "$@" <<'EOF'
+import json, sys
+path, old, new = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+try:
+    s = open(path, encoding="utf-8").read()
+except OSError:
+    sys.exit(2)
+if s.count(old) != 1:
+    sys.exit(2)
+if len(sys.argv) < 5:
+    open(path, "w", encoding="utf-8").write(s.replace(old, new, 1))
+EOF
+}
+
+mapfile -t RECS < <(parse) || exit 111
+[[ ${#RECS[@]} -gt 0 ]] || exit 111
+
+wanted() {
+	local n
+	((${#NAMES[@]})) || return 0
+	for n in "${NAMES[@]}"; do [[ $1 == "$n" ]] && return 0; done
+	return 1
+}
+for n in "${NAMES[@]}"; do
+	found=0
+	for r in "${RECS[@]}"; do [[ ${r%%$'\x1f'*} == "$n" ]] && found=1; done
+	((found)) || { echo "mutate.sh: no mutation named '$n' (see --list)" >&2; exit 100; }
+done
+
+if [[ $MODE == list ]]; then
+	for r in "${RECS[@]}"; do
+		IFS=$'\x1f' read -r name inv file tests _ <<<"$r"
+		wanted "$name" || continue
+		printf '%-28s %-28s %s\n    %s\n' "$name" "$file" "[$tests]" "$inv"
+	done
+	exit 0
+fi
+
+# --- stale check: every original must occur exactly once --------------------
+stale=0
+for r in "${RECS[@]}"; do
+	IFS=$'\x1f' read -r name inv file tests old new <<<"$r"
+	wanted "$name" || continue
+	if ! apply "$ROOT/$file" "$old" "$new" check; then
+		echo "mutate.sh: STALE: $name: its original text does not occur exactly once in $file" >&2
+		stale=$((stale + 1))
+	fi
+done
+if [[ $MODE == check ]]; then
+	((stale == 0)) && echo "mutate.sh: every original text occurs exactly once"
+	exit $((stale ? 1 : 0))
+fi
+
+[[ -f $ROOT/build/seccomp/lib/libseccomp.a && -x $ROOT/build/bin/pysbx ]] ||
+	{ echo "mutate.sh: run ./build.sh first (needs build/)" >&2; exit 111; }
+
+# --- the scratch tree --------------------------------------------------------
+S=$(mktemp -d /tmp/pysbx-mutate.XXXXXX) || exit 111
+cleanup() { ((KEEP)) && echo "mutate.sh: scratch tree kept: $S" >&2 || rm -rf "$S"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+say() { echo "mutate.sh: $*" >&2; }
+
+# The tracked and untracked files of the work tree as they are now (the
+# mutations test the code in front of you), and a built copy of build/
+# (without the apt and source caches). Timestamps are kept, so make sees
+# everything up to date and recompiles only what a mutation touches.
+mkdir -p "$S/tree" "$S/pristine"
+git ls-files -z --cached --others --exclude-standard |
+	grep -zv '^build/' | xargs -0 cp --parents -p -t "$S/tree" 2>/dev/null ||
+	{ say "unable to copy the tree"; exit 111; }
+mkdir -p "$S/pristine/build"
+for d in bin obj gen test uapi seccomp libpysbx.a; do
+	[[ -e $ROOT/build/$d ]] && cp -a "$ROOT/build/$d" "$S/pristine/build/"
+done
+# uapi/include holds absolute symlinks into /usr/include: still valid.
+build() { (cd "$S/tree" && nice make -j"$JOBS" --no-print-directory -s all) >"$S/make.log" 2>&1; }
+reset_build() { rm -rf "$S/tree/build" && cp -a "$S/pristine/build" "$S/tree/build"; }
+reset_build
+if ! build; then
+	tail -n 20 "$S/make.log" >&2
+	say "the unmutated tree does not build"
+	exit 111
+fi
+# The copy is what each mutation starts from (now up to date in its place).
+rm -rf "$S/pristine/build" && cp -a "$S/tree/build" "$S/pristine/build"
+
+# runtests LOG FILTER...: test/run.sh in the scratch tree; 0 when all pass.
+runtests() {
+	local log=$1
+	shift
+	(cd "$S/tree" && nice test/run.sh "$@") >"$log" 2>&1
+}
+
+# The tests every selected mutation names, run once unmutated: a mutation
+# only counts as killed by a test that passes without it.
+all_tests=()
+for r in "${RECS[@]}"; do
+	IFS=$'\x1f' read -r name inv file tests _ <<<"$r"
+	wanted "$name" || continue
+	for t in $tests; do
+		[[ " ${all_tests[*]} " == *" $t "* ]] || all_tests+=("$t")
+	done
+done
+say "baseline: ${all_tests[*]}"
+if ! runtests "$S/baseline.log" "${all_tests[@]}"; then
+	grep -e 'FAILED' -e 'not ok' "$S/baseline.log" >&2
+	say "the unmutated tests fail: fix that first"
+	exit 111
+fi
+
+# --- the mutations -----------------------------------------------------------
+rows=() bad=0 total=0 killed=0
+t0=$SECONDS
+for r in "${RECS[@]}"; do
+	IFS=$'\x1f' read -r name inv file tests old new <<<"$r"
+	wanted "$name" || continue
+	total=$((total + 1))
+	src=$S/tree/$file
+	cp -p "$src" "$S/orig" 2>/dev/null
+	if ! apply "$src" "$old" "$new"; then
+		result="STALE"
+		bad=$((bad + 1))
+	else
+		touch "$src"
+		if ! build; then
+			result="BUILD-FAILED: $(grep -m1 -e 'error' "$S/make.log")"
+			bad=$((bad + 1))
+		elif runtests "$S/run.log" $tests; then
+			result="SURVIVED"
+			bad=$((bad + 1))
+		else
+			first=$(grep -m1 -E '^[a-z_/]+: not ok' "$S/run.log")
+			[[ -n $first ]] || first=$(grep -m1 ': FAILED' "$S/run.log")
+			result="killed: ${first:0:110}"
+			killed=$((killed + 1))
+		fi
+		((VERBOSE)) && cat "$S/run.log" >&2
+	fi
+	cp -p "$S/orig" "$src"
+	reset_build
+	rows+=("$(printf '%-28s %s' "$name" "$result")")
+	say "$(printf '%2d %-28s %s' "$total" "$name" "${result:0:100}")"
+done
+
+echo
+echo "| mutation | result |"
+echo "|---|---|"
+for row in "${rows[@]}"; do
+	printf '| %s | %s |\n' "${row%% *}" "$(echo "${row#* }" | sed 's/^ *//; s/|/\\|/g')"
+done
+echo
+echo "$total mutations: $killed killed, $((total - killed)) not killed ($((SECONDS - t0)) s, $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+changes'))"
+((bad == 0))
+exit
+
+# The mutations. Each: "@@ name:", "@@ invariant:" (DESIGN.md invariant N
+# or a SECURITY.md promise, in words), "@@ file:", "@@ tests:" (test/run.sh
+# filters), then the original lines, each prefixed "-", and the replacement
+# lines, each prefixed "+" (none: the original is deleted). Keep each
+# original short but unique in its file.
+
+__MUTATIONS__
+@@ name: fds-close-from-4
+@@ invariant: DESIGN 5: the target starts with only the fds it was given (SECURITY: only the fds the policy names)
+@@ file: pkg/proc/fds.c
+@@ tests: security/escape integration/exec
+-	unsigned lo = 3;
++	unsigned lo = 4;
+
+@@ name: env-pass-prefix
+@@ invariant: DESIGN 5: only the environment the policy names (env-pass NAME passes NAME, not NAMEFOO)
+@@ file: pkg/proc/env.c
+@@ tests: integration/exec security/escape
+-		if (!strncmp(caller[i], name, n) && caller[i][n] == '=')
++		if (!strncmp(caller[i], name, n))
+
+@@ name: trust-others-writable
+@@ invariant: DESIGN 8: a policy writable by others is not trusted
+@@ file: pkg/trust/trust.c
+@@ tests: integration/policy_cli integration/check
+-	if (!owner_ok(leaf->uid) || (leaf->mode & (S_IWGRP | S_IWOTH))) {
++	if (!owner_ok(leaf->uid) || (leaf->mode & S_IWGRP)) {
+
+@@ name: rmtree-dotdot-unchecked
+@@ invariant: DESIGN 7 / SECURITY Lifetime: the scratch removal never leaves the scratch dir (a rename race)
+@@ file: pkg/guard/rmtree.c
+@@ tests: integration/clean
+-		if (next < 0 || fstat(next, &st) < 0 ||
+-		    st.st_dev != w.stack[w.depth - 2].dev ||
+-		    st.st_ino != w.stack[w.depth - 2].ino) {
++		if (next < 0 || fstat(next, &st) < 0) {
+
+@@ name: preset-io-uring-no-setup
+@@ invariant: DESIGN 6: the filter covers io_uring (@io-uring holds all three calls)
+@@ file: pkg/seccomp/names.c
+@@ tests: unit/test_seccomp
+-	"io_uring_setup", "io_uring_enter", "io_uring_register", NULL,
++	"io_uring_enter", "io_uring_register", NULL,
+
+@@ name: securebits-unlocked
+@@ invariant: DESIGN Who holds privileges: pysbx-mount locks securebits before the next step (SECURITY: locked securebits)
+@@ file: pkg/mnt/caps.c
+@@ tests: security/escape
+-	if (prctl(PR_SET_SECUREBITS, SECBITS, 0, 0, 0) < 0)
++	if (prctl(PR_SET_SECUREBITS, 0, 0, 0, 0) < 0)
+
+@@ name: bind-no-nosuid-nodev
+@@ invariant: DESIGN 4: binds are nosuid,nodev (SECURITY: read-only binds are ro,nosuid,nodev)
+@@ file: pkg/mnt/ops.c
+@@ tests: integration/mount security/escape
+-	unsigned long long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
++	unsigned long long attrs = 0;
+
+@@ name: lock-ns-without-mountns
+@@ invariant: DESIGN Locked mounts: the locking user namespace has its own mount namespace
+@@ file: pkg/mnt/userns.c
+@@ tests: security/escape integration/mount
+-	if (unshare(CLONE_NEWUSER | (mountns ? CLONE_NEWNS : 0)) < 0) {
++	if (unshare(CLONE_NEWUSER | (mountns ? 0 : 0)) < 0) {
+
+@@ name: pid1-term-target-only
+@@ invariant: DESIGN Signals: pid 1 signals every process in its namespace (TERM, then CONT)
+@@ file: pkg/reaper/reaper.c
+@@ tests: security/faults
+-			kill_all(in_pidns, target, SIGTERM);
++			kill(target, SIGTERM);
+
+@@ name: guard-term-child-only
+@@ invariant: DESIGN 7 / GUARD: standalone, the guard's TERM goes to the whole process group
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/clean
+-	if (!s->reaped && !s->o->chain && kill(-s->child, sig) == 0 &&
++	if (!s->reaped && !s->o->chain && kill(s->child, sig) == 0 &&
+
+@@ name: ro-bind-writable
+@@ invariant: DESIGN 4: read-only means read-only
+@@ file: pkg/mnt/ops.c
+@@ tests: integration/mount security/escape
+-		attrs |= MOUNT_ATTR_RDONLY;
++		attrs |= 0;
+
+@@ name: ro-not-recursive
+@@ invariant: DESIGN 4: ro binds are remounted ro recursively
+@@ file: pkg/mnt/ops.c
+@@ tests: integration/mount security/escape
+-	if (attrs && sys_setattr(tree, attrs, 1) < 0) {
++	if (attrs && sys_setattr(tree, attrs, 0) < 0) {
+
+@@ name: mnt-follow-symlinks
+@@ invariant: DESIGN 3: sources and destinations are opened without following symlinks
+@@ file: pkg/mnt/internal.h
+@@ tests: integration/mount security/escape
+-#define MNT_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
++#define MNT_RESOLVE (RESOLVE_BENEATH | \
+
+@@ name: mask-writable
+@@ invariant: SECURITY Read-only stays read-only: masks cannot be lifted or written
+@@ file: pkg/mnt/ops.c
+@@ tests: integration/mount security/escape
+-#define MASK_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | \
++#define MASK_ATTRS (MOUNT_ATTR_NOSUID | \
+
+@@ name: protect-writable
+@@ invariant: SECURITY What is not protected / A policy: protected names stay read-only
+@@ file: pkg/mnt/protect.c
+@@ tests: security/escape integration/protect
+-			MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0;
++			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0;
+
+@@ name: dev-writable
+@@ invariant: DESIGN 4 / MOUNT: nothing may be added to /dev
+@@ file: pkg/mnt/ops.c
+@@ tests: integration/mount security/escape
+-	if (sys_setattr(dev, MOUNT_ATTR_RDONLY, 0) < 0) {
++	if (0) {
+
+@@ name: nested-userns-allowed
+@@ invariant: DESIGN 5: nested user namespaces disabled
+@@ file: pkg/mnt/sandbox.c
+@@ tests: security/escape integration/mount
+-	if (!p->nested_userns && mnt_limit_userns(d, procfd) < 0)
++	if (0 && mnt_limit_userns(d, procfd) < 0)
+
+@@ name: bounding-set-kept
+@@ invariant: DESIGN Who holds privileges: pysbx-mount empties every set, bounding included
+@@ file: pkg/mnt/caps.c
+@@ tests: integration/mount security/escape
+-	for (cap = 0; prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0; cap++)
+-		;
+-	if (errno != EINVAL || cap < 32)
++	for (cap = 0; cap < 64; cap++)
++		;
++	if (0)
+
+@@ name: caps-not-cleared
+@@ invariant: DESIGN 5: the target starts with no capabilities (pysbx-mount's capset)
+@@ file: pkg/mnt/caps.c
+@@ tests: integration/mount security/escape integration/exec
+-	memset(data, 0, sizeof(data));
+-	if (sys_capset(data) < 0)
++	if (sys_capget(data) < 0)
+
+@@ name: no-new-privs-skipped
+@@ invariant: DESIGN 5: no_new_privs
+@@ file: pkg/proc/creds.c
+@@ tests: integration/exec
+-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+-		return diag_fail(d, EXIT_SYSCALL, errno,
+-				 "unable to set no_new_privs");
+-	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
++	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) < 0)
+
+@@ name: no-new-session
+@@ invariant: DESIGN 5: a new session (no TIOCSTI into the caller's terminal)
+@@ file: pkg/proc/session.c
+@@ tests: integration/exec security/escape
+-	if (setsid() >= 0)
+-		return 0;
+-	if (errno != EPERM)
++	if (1)
++		return 0;
++	if (errno != EPERM)
+
+@@ name: no-pdeathsig
+@@ invariant: DESIGN 5: a parent-death signal
+@@ file: pkg/proc/session.c
+@@ tests: integration/exec
+-	if (prctl(PR_SET_PDEATHSIG, (unsigned long)sig, 0, 0, 0) < 0)
++	if (prctl(PR_SET_PDEATHSIG, 0UL, 0, 0, 0) < 0)
+
+@@ name: exec-caps-drop-noop
+@@ invariant: DESIGN: standalone under real root, pysbx-exec drops what it holds
+@@ file: pkg/proc/apply.c
+@@ tests: integration/exec
+-	if (drop && proc_caps_drop(d) < 0)
++	if (0 && proc_caps_drop(d) < 0)
+
+@@ name: exec-securebits-unlocked
+@@ invariant: DESIGN Who holds privileges: securebits locked (pysbx-exec standalone as root)
+@@ file: pkg/proc/creds.c
+@@ tests: integration/exec
+-	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
++	if (prctl(PR_SET_SECUREBITS, 0, 0, 0, 0) < 0)
+
+@@ name: keep-chain-fd
+@@ invariant: DESIGN Chain conventions: nothing reaches the target but the fds the policy keeps (not the chain's own)
+@@ file: pkg/proc/fds.c
+@@ tests: integration/exec
+-			if (extra[j] == fd)
+-				return diag_fail(
++			if (extra[j] == fd && 0)
++				return diag_fail(
+
+@@ name: stdin-null-any-file
+@@ invariant: EXEC: stdin null is the null device, not whatever lies at /dev/null
+@@ file: pkg/proc/fds.c
+@@ tests: integration/exec
+-	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+-	    major(st.st_rdev) != 1 || minor(st.st_rdev) != 3) {
++	if (fstat(fd, &st) < 0) {
+
+@@ name: rlimit-fsize-skipped
+@@ invariant: SECURITY Faults: limit fsize bounds a file
+@@ file: pkg/proc/rlimits.c
+@@ tests: integration/exec security/faults
+-	if (setrlimit(op->resource, &want) == 0)
+-		return 0;
++	if (op->resource == RLIMIT_FSIZE || setrlimit(op->resource, &want) == 0)
++		return 0;
+
+@@ name: plan-unsealed-accepted
+@@ invariant: DESIGN Parse once, pass the plan: a sealed memfd (no holder can change it)
+@@ file: pkg/chain/chain.c
+@@ tests: integration/exec unit/test_chain integration/harness
+-	if ((seals & SEALS) != SEALS)
++	if ((seals & F_SEAL_SEAL) != F_SEAL_SEAL)
+
+@@ name: plan-fd-to-any-program
+@@ invariant: DESIGN Passing the plan: --plan-fd/--report-fd only to a later step (never to a target named like one)
+@@ file: pkg/chain/chain.c
+@@ tests: unit/test_chain integration/exec security/escape integration/harness
+-	return step_rank(b + strlen("pysbx-")) > step_rank(stage);
++	return step_rank(b + strlen("pysbx-")) >= 0 || stage;
+
+@@ name: plan-fd-inherited
+@@ invariant: DESIGN Parse once, pass the plan: the final step closes the plan fd before the target runs (close-on-exec once read)
+@@ file: pkg/chain/chain.c
+@@ tests: security/escape integration/exec integration/seccomp
+-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fstat(fd, &st) < 0)
++	if (fstat(fd, &st) < 0)
+
+@@ name: badarch-kills-thread
+@@ invariant: DESIGN 6 / Kernel facts: a wrong-ABI syscall kills the process, not the thread
+@@ file: pkg/seccomp/compile.c
+@@ tests: integration/seccomp
+-	if (set_attr(&k, SCMP_FLTATR_ACT_BADARCH, scmp_action(bad, bad_err),
++	if (set_attr(&k, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_THREAD,
+
+@@ name: io-uring-route-dropped
+@@ invariant: DESIGN 6: io_uring follows a socket deny (bypass route)
+@@ file: pkg/seccomp/compile.c
+@@ tests: integration/seccomp security/escape
+-	r = denying_rule(p, "socket");
++	r = denying_rule(p, "socket") ? NULL : NULL;
+
+@@ name: clone3-route-dropped
+@@ invariant: DESIGN 6: clone3 is refused when clone's flags are filtered
+@@ file: pkg/seccomp/compile.c
+@@ tests: integration/seccomp security/escape
+-	r = clone_filter_rule(p);
++	r = clone_filter_rule(p) ? NULL : NULL;
+
+@@ name: tiocsti-high-bits
+@@ invariant: DESIGN 6 / SECURITY: TIOCSTI denied however its int argument is spelled (high bits)
+@@ file: pkg/seccomp/names.c
+@@ tests: integration/seccomp security/escape unit/test_seccomp
+-	"ioctl arg1&0xffffffff==TIOCSTI",
++	"ioctl arg1==TIOCSTI",
+
+@@ name: unix-sockets-high-bits
+@@ invariant: DESIGN 6: @unix-sockets matches the int family in its low 32 bits
+@@ file: pkg/seccomp/names.c
+@@ tests: integration/seccomp unit/test_seccomp
+-	"socket arg0&0xffffffff==AF_UNIX",
++	"socket arg0==AF_UNIX",
+
+@@ name: preset-namespaces-newuser
+@@ invariant: DESIGN 5/6: @namespaces covers clone(CLONE_NEWUSER)
+@@ file: pkg/seccomp/names.c
+@@ tests: unit/test_seccomp security/escape
+-	"clone arg0&CLONE_NEWUSER==CLONE_NEWUSER",
+-
+
+@@ name: preset-mount-fsopen
+@@ invariant: SECURITY escape 22: @mount covers the new mount API (fsopen)
+@@ file: pkg/seccomp/names.c
+@@ tests: unit/test_seccomp security/escape
+-	"mount", "umount", "umount2", "pivot_root", "chroot", "fsopen",
++	"mount", "umount", "umount2", "pivot_root", "chroot",
+
+@@ name: seccomp-nnp-skipped
+@@ invariant: DESIGN 5: no_new_privs (pysbx-seccomp standalone needs it to load the filter)
+@@ file: pkg/seccomp/compile.c
+@@ tests: integration/seccomp
+-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
++	if (0)
+
+@@ name: monitor-no-pdeathsig
+@@ invariant: DESIGN 7: the guard's death kills every process in the sandbox (the monitor's parent-death signal)
+@@ file: pkg/mnt/sandbox.c
+@@ tests: security/faults integration/clean
+-	find_tooldirs(m);
+-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
++	find_tooldirs(m);
++	if (0)
+
+@@ name: guard-child-no-pdeathsig
+@@ invariant: DESIGN 7: standalone, SIGKILL of the guard kills its child (parent-death signal)
+@@ file: pkg/guard/spawn.c
+@@ tests: integration/clean
+-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != s->guard)
++	if (getppid() != s->guard)
+
+@@ name: guard-no-tree-kill
+@@ invariant: DESIGN 7: the guard kills every process of the sandbox, setsid'd daemons included
+@@ file: pkg/guard/kill.c
+@@ tests: integration/clean
+-		if (descendant(ps, n, i, self) && ps[i].state != 'Z' &&
++		if (0 && descendant(ps, n, i, self) && ps[i].state != 'Z' &&
+
+@@ name: guard-no-kill-after-grace
+@@ invariant: DESIGN 7 / GUARD: after the grace period the guard KILLs
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/clean security/faults
+-		if (s->phase == RUNNING)
+-			stop(s, true);
+-		else
+-			kill_all(s);
++		if (s->phase == RUNNING)
++			stop(s, true);
+
+@@ name: rmtree-follows-symlinks
+@@ invariant: SECURITY Lifetime: the removal never follows a symlink the sandbox planted
+@@ file: pkg/guard/rmtree.c
+@@ tests: integration/clean security/escape
+-		if (fstatat(cur, n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
++		if (fstatat(cur, n, &st, 0) < 0) {
+
+@@ name: rmtree-no-chmod-back
+@@ invariant: SECURITY escape 60: a mode-0 dir the sandbox left is removed too
+@@ file: pkg/guard/rmtree.c
+@@ tests: integration/clean security/escape
+-		if (child < 0 && errno == EACCES)
++		if (child < 0 && errno == EACCES && 0)
+
+@@ name: trust-dir-others-writable
+@@ invariant: DESIGN 8: a policy's parent directories are not writable by others (sticky excepted)
+@@ file: pkg/trust/trust.c
+@@ tests: integration/policy_cli integration/check
+-		    ((st->mode & (S_IWGRP | S_IWOTH)) && !(st->mode & S_ISVTX)))
++		    ((st->mode & S_IWGRP) && !(st->mode & S_ISVTX)))
+
+@@ name: trust-any-owner
+@@ invariant: DESIGN 8: a policy owned by someone else (neither root nor the caller) is refused
+@@ file: pkg/trust/trust.c
+@@ tests: integration/policy_cli integration/check
+-	return uid == 0 || uid == getuid();
++	(void)uid;
++	return 1;
+
+@@ name: trust-rw-bind-ignored
+@@ invariant: DESIGN 8: a policy or binary under a read-write bind of its own sandbox is refused
+@@ file: pkg/trust/trust.c
+@@ tests: integration/policy_cli integration/check security/escape
+-		if (!src || !beneath(real, src))
+-			continue;
++		if (!src || !beneath(real, src) || 1)
++			continue;
+
+@@ name: protect-hardlink-allowed
+@@ invariant: SECURITY What is not protected / POLICY protect: a protected file with other hard links is refused (a write through the other name would change it)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect security/escape
+-	if (S_ISREG(st->st_mode) && st->st_nlink > 1) {
++	if (0) {
+
+@@ name: protect-symlink-skipped
+@@ invariant: DESIGN mask/protect decision: protect resolves a matching symlink beneath its directory and protects the target
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect security/escape
+-	if (!S_ISLNK(st.st_mode))
+-		return protect_ro(w, rel, &st);
++	if (!S_ISLNK(st.st_mode))
++		return protect_ro(w, rel, &st);
++	return 0;
+
+@@ name: protect-not-pinned
+@@ invariant: POLICY protect: every directory between DIR and a protected path is a mount point (no rename of a parent)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect security/escape
+-	if (add_ent(w, rel, E_RO, st) < 0 || remember(w, rel, S_RO, st) < 0)
+-		return -1;
+-	w->p->nro++;
+-	return pin_up(w, rel);
++	if (add_ent(w, rel, E_RO, st) < 0 || remember(w, rel, S_RO, st) < 0)
++		return -1;
++	w->p->nro++;
++	return 0;
+
+@@ name: protect-suffix-as-prefix
+@@ invariant: POLICY protect: a *.ext pattern matches names ending in .ext
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect security/escape
+-		return bl >= pl && !strcmp(base + bl - pl, pat + 1);
++		return bl >= pl && !strncmp(base, pat + 1, pl);
+
+@@ name: tooldir-writable
+@@ invariant: DESIGN Reaching the next steps after pivot_root: the toolkit's directory is bound read-only, never writable from inside
+@@ file: pkg/mnt/ops.c
+@@ tests: security/escape integration/mount
+-	tree = dst < 0 ? -1 : mnt_clone_with(src, MOUNT_ATTR_RDONLY |
+-						      MOUNT_ATTR_NOSUID |
++	tree = dst < 0 ? -1 : mnt_clone_with(src, MOUNT_ATTR_NOSUID |
+
+@@ name: mask-symlink-itself
+@@ invariant: DESIGN mask decision / SECURITY: a masked dotfile that is a symlink has its target masked (what the sandbox would read)
+@@ file: pkg/mnt/ops.c
+@@ tests: integration/mount security/escape integration/policies integration/protect
+-	if (masked_before(real))
+-		return 0;
++	if (masked_before(real))
++		return 0;
++	snprintf(real, sizeof(real), "%s", op->dst);
+
+@@ name: layout-host-entry-allowed
+@@ invariant: DESIGN 3 / SECURITY Host files: nothing is created on the host through a read-write bind (refused before anything runs)
+@@ file: pkg/policy/layout.c
+@@ tests: integration/newcomer
+-	if (makes_entry(op->kind))
+-		perr_at(c, &op->pos, op->pos.col,
+-			"'%s %s' would be made on the host, in %s, through the "
++	if (0 && makes_entry(op->kind))
++		perr_at(c, &op->pos, op->pos.col,
++			"'%s %s' would be made on the host, in %s, through the "
+
+@@ name: layout-host-mountpoint-allowed
+@@ invariant: DESIGN 3 / SECURITY Host files: a missing mount point is never made on the host through a read-write bind
+@@ file: pkg/policy/layout.c
+@@ tests: integration/newcomer
+-	else if (op->kind != FS_MASK && host_missing(cur, op->dst))
++	else if (op->kind != FS_MASK && 0 && host_missing(cur, op->dst))
