@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "front/front.h"
 #include "session/host.h"
 
 enum {
@@ -267,6 +268,9 @@ int session_main(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : (diag_emit(&d), d.code);
 	if (self_dir(&d, s.dir, sizeof(s.dir)) < 0)
+		goto fail;
+	/* -p python: a shipped policy by its name, as for pysbx run. */
+	if (s.policy && front_policy_path(&d, s.policy, &s.policy) < 0)
 		goto fail;
 	if (!s.policy && !(s.policy = shipped(s.dir, "python.policy"))) {
 		diag_fail(&d, EXIT_USAGE, 0, "unable to find python.policy "

@@ -493,6 +493,12 @@ ok(x["type"] == "ValueError" and len(x["message"]) == 4096 and
    x["messageTruncated"] is True,
    "an exception message over 4 KiB is cut and reported", x)
 
+r = subprocess.run([PYSBX, "session", "-p", "python", "--workspace", WS,
+                    "--scratch-parent", PARENT],
+                   input=b'{"action":"status"}\n', capture_output=True)
+ok(json.loads(r.stdout)["paths"]["policy"].endswith("/python.policy"),
+   "-p python names the shipped policy", r.stdout, r.stderr)
+
 # --- a worker that never gets ready ---------------------------------------------
 
 flood = os.path.join(T, "flood.py")
