@@ -410,16 +410,11 @@ static void plan_reserve(struct ctx *c, const char *buf, size_t len)
  * that recreate the link inside ("symlink /usr/share/zoneinfo/${LOCALTIME}
  * /etc/localtime": a bind would refuse the link). "UTC" when it is not
  * such a link or the name is not a plain relative path. */
-static const char *localtime_zone(void)
+const char *policy_zone_of_link(const char *link)
 {
-	static char buf[256];
-	const char *z;
-	ssize_t n = readlink("/etc/localtime", buf, sizeof(buf) - 1);
+	const char *z = strstr(link, "zoneinfo/");
 
-	if (n <= 0)
-		return "UTC";
-	buf[n] = '\0';
-	if (!(z = strstr(buf, "zoneinfo/")))
+	if (!z)
 		return "UTC";
 	z += strlen("zoneinfo/");
 	if (!*z || strstr(z, "..") || z[strspn(z, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -427,6 +422,17 @@ static const char *localtime_zone(void)
 					  "0123456789/_+-.")])
 		return "UTC";
 	return z;
+}
+
+static const char *localtime_zone(void)
+{
+	static char buf[256];
+	ssize_t n = readlink("/etc/localtime", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return "UTC";
+	buf[n] = '\0';
+	return policy_zone_of_link(buf);
 }
 
 static const char *builtin_home;

@@ -561,6 +561,24 @@ static const char *plan_text(const char *text, struct plan *p)
 /* The plan reader splits lines of bare words in place and hands every
  * other line to the full lexer untouched: the same plan, the same
  * diagnostics. */
+static void zone_names(void)
+{
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/Europe/Paris"),
+	       "Europe/Paris", "LOCALTIME: the name after zoneinfo/");
+	is_str(policy_zone_of_link("../usr/share/zoneinfo/Etc/UTC"), "Etc/UTC",
+	       "LOCALTIME: a relative link");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/America/Port-au-Prince"),
+	       "America/Port-au-Prince", "LOCALTIME: '-' and '_' are kept");
+	is_str(policy_zone_of_link("/etc/tz"), "UTC",
+	       "LOCALTIME: no zoneinfo/ in the link: UTC");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/"), "UTC",
+	       "LOCALTIME: an empty name: UTC");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/../../../etc/shadow"),
+	       "UTC", "LOCALTIME: a name with '..': UTC");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/a b\nbind / /x"), "UTC",
+	       "LOCALTIME: a name with a blank or newline: UTC");
+}
+
 static void plan_reader(void)
 {
 	char *many = malloc(2000);
@@ -703,6 +721,7 @@ int main(void)
 	long_plan_lines();
 	plan_write_cases();
 	too_many_defines();
+	zone_names();
 	plan_reader();
 	seccomp_conflicts();
 	plan_skip_seccomp();
