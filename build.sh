@@ -354,11 +354,11 @@ prepare() {
 # permission off what the programs and the tests use, and say so.
 fix_modes() {
 	local n
-	n=$(find "$ROOT" -maxdepth 0 -perm /022 ! -type l | wc -l)
+	n=$(find "$ROOT" "$B" -maxdepth 0 -perm /022 ! -type l | wc -l)
 	n=$((n + $(find "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
 		"$B/test" -perm /022 ! -type l 2>/dev/null | wc -l)))
 	((n)) || return 0
-	chmod go-w "$ROOT"
+	chmod go-w "$ROOT" "$B"
 	chmod -R go-w "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
 		"$B/test" 2>/dev/null || true
 	say "took group/other write permission off $n files and directories" \

@@ -71,7 +71,10 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 	int opt, r;
 
 	chain_init(c, FRONT_RUN_USAGE);
+	c->help = GUARD_RUN_HELP;
+	c->front = 1;
 	optind = 0;	/* a full reset (glibc and musl): starts at argv[1] */
+	c->argv = argv;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS "t:k:",
 				  longopts, NULL)) != -1) {
 		if ((r = guard_word(d, c, opt, optarg)) != 0) {
@@ -92,9 +95,8 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 		if (r == 0)
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "pysbx run does not take the chain's "
-					 "own --plan-fd, --report-fd or "
-					 "--partial (usage: %s)",
-					 FRONT_RUN_USAGE);
+					 "own --plan-fd, --report-fd, --next-fd or "
+					 "--partial (see pysbx run --help)");
 	}
 	if (chain_args_done(d, c, argc, argv) < 0)
 		return -1;

@@ -278,6 +278,10 @@ int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
  * "prog: N errors in FILE; nothing was started". */
 void perr_print(const struct perr *e, const char *prog, const char *file);
 
+/* Edit distance of two short words (99 past 30 bytes), for
+ * did-you-mean. */
+size_t policy_distance(const char *a, const char *b);
+
 /* Names for diagnostics and serialisation. */
 const char *fs_kind_name(enum fs_kind k);
 const char *rlimit_name(int resource);

@@ -245,4 +245,78 @@ p=$(pol sigsysns 'unshare user mount pid' 'ro-bind /usr /usr' 'symlink usr/bin /
 run "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo $PPID'
 is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on getppid; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
 	"... inside a pid namespace too"
+
+# --- (k) diagnostics a newcomer meets --------------------------------------
+printf 'unshare user\r\n' >"$T/crlf.policy"
+printf '\xef\xbb\xbfunshare user\n' >"$T/bom.policy"
+chmod 0644 "$T/crlf.policy" "$T/bom.policy"
+run "$B/pysbx" policy check "$T/crlf.policy"
+is "$rc:$(head -n 1 "$T/err")" "100:$T/crlf.policy:1:13: error: the line ends in a carriage return: the file has CRLF (Windows) line ends; convert it with sed -i 's/\r\$//' FILE (or dos2unix)" \
+	"CRLF line ends get their own message"
+run "$B/pysbx" policy check "$T/bom.policy"
+is "$rc:$(cat "$T/err")" "100:$T/bom.policy:1:1: error: the file starts with a UTF-8 byte order mark (EF BB BF): save it without one
+pysbx: 1 error in $T/bom.policy; nothing was started" "a UTF-8 BOM gets its own message, and the rest still parses"
+mkfifo "$T/fifo"
+run timeout 10 "$B/pysbx" policy check "$T/fifo"
+is "$rc:$(head -n 1 "$T/err")" "100:$T/fifo: error: policy '$T/fifo' is a FIFO, not a regular file" \
+	"a FIFO as a policy: a clear message, no hang, no FILE:0:0"
+run "$B/pysbx" policy check /dev/null
+is "$rc:$(head -n 1 "$T/err")" "100:/dev/null: error: policy '/dev/null' is a character device, not a regular file" \
+	"a device as a policy"
+run "$B/pysbx" policy check /proc/self/status
+is "$rc:$(head -n 1 "$T/err")" "100:/proc/self/status: error: policy '/proc/self/status' has no size of its own (a /proc or /sys file?): copy it to a regular file" \
+	"a /proc file as a policy"
+p=$(pol bigt 'timeout 18446744073709551615ms')
+run "$B/pysbx" policy check "$p"
+is "$rc:$(head -n 1 "$T/err")" "100:$p:1:9: error: timeout '18446744073709551615ms' is longer than a year (8760h): write none for no timeout" \
+	"an absurd timeout is a policy error"
+p=$(pol showme 'unshare user' 'limit as 512M' 'limit stack 8M unlimited' 'timeout 90s kill-after 1500ms')
+run "$B/pysbx" policy show "$p"
+same "policy show spells every default, in the units a user writes" \
+"unshare user
+nested-userns deny
+limit as 512M 512M
+limit stack 8M unlimited
+# no env or env-pass: the target's environment is empty
+# no chdir: the caller's directory
+# no umask: the caller's
+new-session yes
+die-signal SIGKILL
+stdin inherit
+seccomp default allow
+timeout 90s kill-after 1500ms
+# no die-with-parent: the run goes on if its caller dies
+# no scratch: no scratch directory" "$(cat "$T/out")"
+"$B/pysbx" policy show "$p" >"$T/shown.policy"
+chmod 0644 "$T/shown.policy"
+run "$B/pysbx" policy check "$T/shown.policy"
+is "$rc" 0 "... and what it shows is a valid policy"
+
+# The target's own failure is labelled as the target's, not a step's.
+p=$(pol target 'unshare user mount' "ro-bind $PYSBX_PROBE /probe")
+run "$B/pysbx" run -p "$p" -- /probe/no-such-tool
+is "$rc:$(err)" "127:pysbx: fatal: unable to find the target /probe/no-such-tool: No such file or directory" \
+	"a missing target: 127, labelled as the target"
+
+# Every --help exits 0; each describes the options its command takes.
+for h in "pysbx --help" "pysbx run --help" "pysbx policy --help" \
+	"pysbx policy check --help" "pysbx check --help" "pysbx-clean --help" \
+	"pysbx-mount --help" "pysbx-exec --help" "pysbx-seccomp --help"; do
+	set -- $h
+	"$B/$1" "${@:2}" >"$T/out" 2>&1
+	is "$?" 0 "$h exits 0"
+done
+"$B/pysbx" run --help >"$T/out"
+miss=""
+for o in --timeout --kill-after --status-fd --scratch-parent --die-with-parent --allow-untrusted; do
+	grep -q -- "$o" "$T/out" || miss+=" $o"
+done
+grep -q -e --partial -e --plan-fd "$T/out" && miss+=" (lists a refused option)"
+is "$miss" "" "pysbx run --help lists every option it takes and none it refuses"
+"$B/pysbx-clean" --help >"$T/out"
+miss=""
+for o in --timeout --kill-after --status-fd --scratch-parent --die-with-parent --sweep --partial; do
+	grep -q -- "$o" "$T/out" || miss+=" $o"
+done
+is "$miss" "" "pysbx-clean --help describes each of its options"
 echo "1..$n"

@@ -10,7 +10,7 @@ if ! is_root || [[ -z $TUID ]]; then
 	echo "1..0 # SKIP needs root (a root-owned install, then a test uid)"
 	exit 0
 fi
-echo "1..17"
+echo "1..19"
 
 scratch_dir T
 D=$T/stage
@@ -84,6 +84,21 @@ fi
 out=$("$SRC/build.sh" install relative/dir 2>&1)
 is "$?:$out" "100:build.sh: PREFIX must be an absolute path, not 'relative/dir'" \
 	"a relative PREFIX is a usage error"
+
+# An install under a directory others can write: install warns, run
+# refuses.
+mkdir -m 0777 "$T/open"
+out=$(DESTDIR=$T/open "$SRC/build.sh" install /opt/pysbx 2>&1)
+is "$?:$(grep warning <<<"$out")" \
+	"0:build.sh: warning: $T/open is owned by uid 0 with mode 777: pysbx refuses to run from under it (docs/INSTALL.md)" \
+	"install under a directory others can write: a warning naming it"
+out=$(as_user "$T/open/opt/pysbx/bin/pysbx" run -p minimal -D PROG="$T/prog" -- /prog 2>&1)
+rc=$?
+if [[ $rc == 100 && $out == *"directory $T/open is writable by others"* ]]; then
+	ok "and pysbx refuses to run from there (100)"
+else
+	not_ok "and pysbx refuses to run from there (100)" "rc $rc: $out"
+fi
 
 out=$(DESTDIR=$D "$SRC/build.sh" uninstall "$P" 2>&1)
 okrc $? "./build.sh uninstall /usr/local"

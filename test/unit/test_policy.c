@@ -1,6 +1,7 @@
 /* The policy language: every rejection with its exact diagnostic, the
  * variables, includes, and the round trip through a sealed memfd. */
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,7 +278,7 @@ static void variables(void)
 	   "${NAME:-default} takes the default");
 	free(s);
 	s = show("timeout ${T:-none}\n", (const char *const[]){ "T=5s", NULL });
-	ok(s && strstr(s, "timeout 5000ms"), "-D overrides the default");
+	ok(s && strstr(s, "timeout 5s kill-after 1s"), "-D overrides the default");
 	free(s);
 	s = show("scratch adopt /var/tmp/s\nunshare mount\n"
 		 "bind ${SCRATCH} /scratch\n", NULL);
@@ -711,8 +712,24 @@ static void plan_skip_seccomp(void)
 	free(bad);
 }
 
+/* ${PASSWD_HOME}: the home the password database gives the caller, for
+ * credential masks when HOME is unset, /tmp or elsewhere. */
+static void passwd_home(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char want[4200];
+	char *t = show("unshare mount\nmask ${PASSWD_HOME:-/none}/.ssh\n", NULL);
+
+	snprintf(want, sizeof(want), "mask %s/.ssh\n",
+		 pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : "/none");
+	ok(t && strstr(t, want), "PASSWD_HOME is the password database's home: %s",
+	   want);
+	free(t);
+}
+
 int main(void)
 {
+	passwd_home();
 	rejections();
 	all_errors();
 	variables();
