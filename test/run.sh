@@ -251,6 +251,18 @@ if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts" \
 		"$WORK/README.md" "$WORK/docs"
 	[[ -d $WORK/policies ]] && chmod -R a+rX,go-w "$WORK/policies"
+	# Another user's directories, which the test uid cannot make:
+	# foreign/mine is the test uid's own directory inside one of nobody's;
+	# sweep is a sticky directory where nobody planted the lock file of a
+	# scratch name (test/security/scratch_owner.sh).
+	mkdir -p "$WORK/foreign/mine" "$WORK/sweep"
+	: >"$WORK/sweep/pysbx-0123456789abcdef.lock"
+	chown 65534:65534 "$WORK/foreign" "$WORK/sweep/pysbx-0123456789abcdef.lock"
+	chown "$TEST_UID:$TEST_UID" "$WORK/foreign/mine"
+	chmod 0755 "$WORK/foreign"
+	chmod 0700 "$WORK/foreign/mine"
+	chmod 1777 "$WORK/sweep"
+	chmod 0600 "$WORK/sweep/pysbx-0123456789abcdef.lock"
 	TREE=$WORK
 else
 	TREE=$ROOT
