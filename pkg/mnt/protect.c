@@ -44,6 +44,10 @@
 #define LINK_HOPS 40		/* as the kernel's MAXSYMLINKS */
 #define GIT_NEST 8		/* gitdir/commondir/modules levels followed */
 #define CONFIG_MAX (256 << 10)
+#define INCLUDE_DEPTH 10	/* git's own bound on nested config includes */
+#define INCLUDE_MAX 64		/* config files read per worktree of a git
+				 * dir: a fan-out of includes must not hang
+				 * the start; fail closed above */
 
 enum ent_kind { E_PIN, E_RO };
 enum seen_kind {
@@ -617,22 +621,38 @@ static void config_value(char *v)
 	memmove(v, o, strlen(o) + 1);
 }
 
-typedef int (*config_fn)(struct walk *w, const char *gitdir, const char *wt,
-			 const char *key, char *value);
+/* One config file being scanned: read from real, named name (git takes
+ * a relative include relative to the directory of the name it opened). */
+struct config {
+	const char *real, *name;
+	const char *wt;		/* where hooksPath is relative to; NULL: unknown */
+	unsigned depth;		/* include level */
+	unsigned *files;	/* read so far for this worktree */
+};
 
-/* The keys of the config at gitdir/config that name files: core.hooksPath
- * and include.path / includeIf.*.path. */
-static int scan_config(struct walk *w, const char *gitdir, const char *wt,
-		       config_fn fn)
+static int config_path(struct walk *w, const struct config *c,
+		       const char *sect, char *value);
+
+/* The keys of a config file that name files: core.hooksPath and
+ * include.path / includeIf.*.path, in included files too (a checked-in
+ * .gitconfig is a common place for hooksPath). */
+static int scan_config(struct walk *w, const struct config *c)
 {
-	char rel[PLAN_MAX_PATH + 1], sect[64] = "", *buf, *line, *next;
+	char sect[64] = "", *buf, *line, *next;
 	int r = 0;
 
-	snprintf(rel, sizeof(rel), "%s/config", gitdir);
+	if (w->post)
+		return 0;	/* nothing to bind after the run */
+	if (++*c->files > INCLUDE_MAX)
+		return diag_fail(w->d, EXIT_SYSCALL, 0,
+				 "unable to protect %s: more than %d config "
+				 "files included, at %s (at %s:%u)",
+				 w->p->op->dst, INCLUDE_MAX, c->name,
+				 w->p->op->pos.file, w->p->op->pos.line);
 	if (!(buf = malloc(CONFIG_MAX)))
 		return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
-				 "unable to read %s/%s", w->p->op->dst, rel);
-	if (read_rel(w, rel, buf, CONFIG_MAX) < 0) {
+				 "unable to read %s/%s", w->p->op->dst, c->real);
+	if (read_rel(w, c->real, buf, CONFIG_MAX) < 0) {
 		free(buf);
 		return 0;
 	}
@@ -663,32 +683,43 @@ static int scan_config(struct walk *w, const char *gitdir, const char *wt,
 		    ((!strcasecmp(sect, "include") ||
 		      !strcasecmp(sect, "includeif")) &&
 		     !strcasecmp(key, "path")))
-			r = fn(w, gitdir, wt, sect, line);
+			r = config_path(w, c, sect, line);
 	}
 	free(buf);
 	return r;
 }
 
-static int config_path(struct walk *w, const char *gitdir, const char *wt,
+static int config_path(struct walk *w, const struct config *c,
 		       const char *sect, char *value)
 {
-	char rel[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
+	char rel[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1],
+		dir[PLAN_MAX_PATH + 1];
 	bool hooks = !strcasecmp(sect, "core");
 	struct stat st;
 
 	if (!*value || value[0] == '~')
 		return 0;	/* the caller's home: not below DIR */
 	/* hooksPath is relative to the worktree (where hooks run), an
-	 * include to the config's directory. */
-	if (hooks && !wt && value[0] != '/')
+	 * include to the including file's directory. */
+	if (hooks && !c->wt && value[0] != '/')
 		return 0;
-	if (!below_dir(w, hooks ? wt : gitdir, value, rel, sizeof(rel)))
+	dir_of(c->name, dir, sizeof(dir));
+	if (!below_dir(w, hooks ? c->wt : dir, value, rel, sizeof(rel)))
 		return 0;
-	if (resolve(w->rootfd, w->p->op->dst, rel, real, sizeof(real)) == 0 &&
-	    lstat_rel(w, real, &st) == 0)
-		return protect_ro(w, real, &st);
-	/* Not there yet: it must not appear during the run. */
-	return remember(w, rel, S_WATCH, NULL);
+	if (resolve(w->rootfd, w->p->op->dst, rel, real, sizeof(real)) < 0 ||
+	    lstat_rel(w, real, &st) < 0)
+		/* Not there yet: it must not appear during the run. */
+		return remember(w, rel, S_WATCH, NULL);
+	if (protect_ro(w, real, &st) < 0)
+		return -1;
+	/* Its keys count as the includer's (git stops past 10 levels). */
+	if (!hooks && S_ISREG(st.st_mode) && c->depth < INCLUDE_DEPTH) {
+		struct config inc = { real, rel, c->wt, c->depth + 1,
+				      c->files };
+
+		return scan_config(w, &inc);
+	}
+	return 0;
 }
 
 static int git_dir(struct walk *w, const char *g, const char *wt,
@@ -711,7 +742,8 @@ static bool is_repo(struct walk *w, const char *rel)
 /* Every git dir below modules/ (submodules may nest: a/b/c). */
 static int git_modules(struct walk *w, const char *rel, unsigned nest)
 {
-	char sub[PLAN_MAX_PATH + 1];
+	char sub[PLAN_MAX_PATH + 1], f[PLAN_MAX_PATH + 16],
+		buf[PLAN_MAX_PATH + 1], wt[PLAN_MAX_PATH + 1];
 	struct dirent *de;
 	int fd, r = 0;
 	DIR *dir;
@@ -739,8 +771,24 @@ static int git_modules(struct walk *w, const char *rel, unsigned nest)
 			continue;
 		if (remember(w, sub, S_MODULE, NULL) < 0)
 			return -1;
-		r = is_repo(w, sub) ? git_dir(w, sub, NULL, nest + 1)
-				    : git_modules(w, sub, nest + 1);
+		if (!is_repo(w, sub)) {
+			r = git_modules(w, sub, nest + 1);
+			continue;
+		}
+		/* A linked worktree's gitdir names its .git file: that
+		 * worktree uses this git dir (and its commondir's). */
+		snprintf(f, sizeof(f), "%s/gitdir", sub);
+		if (read_rel(w, f, buf, sizeof(buf)) > 0) {
+			char *c = buf;
+
+			trim(&c);
+			if (below_dir(w, sub, c, f, sizeof(f))) {
+				dir_of(f, wt, sizeof(wt));
+				r = git_dir(w, sub, wt, nest + 1);
+				continue;
+			}
+		}
+		r = git_dir(w, sub, NULL, nest + 1);
 	}
 	closedir(dir);
 	return r;
@@ -796,28 +844,25 @@ static int git_hooks(struct walk *w, const char *g)
 	return r;
 }
 
-/* g: a git dir below DIR; wt: its worktree (NULL: not known). */
-static int git_dir(struct walk *w, const char *g, const char *wt,
-		   unsigned nest)
+/* What of git dir g depends on the worktree wt that uses it: a relative
+ * core.hooksPath in its config (and config.worktree, and the files they
+ * include), and so in the config commondir leads to. Done for every
+ * worktree that reaches g, not only the first one the scan met. */
+static int git_worktree(struct walk *w, const char *g, const char *wt,
+			unsigned nest)
 {
+	static const char *const cfg[] = { "config", "config.worktree" };
 	char rel[PLAN_MAX_PATH + 1], buf[PLAN_MAX_PATH + 1],
 		real[PLAN_MAX_PATH + 1];
-	struct stat st;
 
-	if (nest > GIT_NEST || is_gitdir(w->p, g))
-		return 0;
-	if (lstat_rel(w, g, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0;
-	if (pin(w, g, &st) < 0)
-		return -1;
-	for (size_t i = 0; git_ro[i]; i++) {
-		snprintf(rel, sizeof(rel), "%s/%s", g, git_ro[i]);
-		if (lstat_rel(w, rel, &st) == 0 && protect_path(w, rel) < 0)
+	for (size_t i = 0; i < 2; i++) {
+		unsigned files = 0;
+		struct config c = { rel, rel, wt, 0, &files };
+
+		snprintf(rel, sizeof(rel), "%s/%s", g, cfg[i]);
+		if (scan_config(w, &c) < 0)
 			return -1;
 	}
-	if (git_hooks(w, g) < 0 ||
-	    scan_config(w, g, wt, config_path) < 0)
-		return -1;
 	snprintf(rel, sizeof(rel), "%s/commondir", g);
 	if (read_rel(w, rel, buf, sizeof(buf)) > 0) {
 		char *c = buf, cd[PLAN_MAX_PATH + 1];
@@ -827,6 +872,39 @@ static int git_dir(struct walk *w, const char *g, const char *wt,
 		    resolve(w->rootfd, w->p->op->dst, cd, real,
 			    sizeof(real)) == 0 &&
 		    git_dir(w, real, wt, nest + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* g: a git dir below DIR; wt: a worktree using it (NULL: not known). */
+static int git_dir(struct walk *w, const char *g, const char *wt,
+		   unsigned nest)
+{
+	char rel[PLAN_MAX_PATH + 1];
+	struct stat st;
+
+	if (nest > GIT_NEST)
+		return 0;
+	if (is_gitdir(w->p, g))	/* seen: only what this worktree adds */
+		return wt ? git_worktree(w, g, wt, nest) : 0;
+	if (lstat_rel(w, g, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (pin(w, g, &st) < 0)
+		return -1;
+	for (size_t i = 0; git_ro[i]; i++) {
+		snprintf(rel, sizeof(rel), "%s/%s", g, git_ro[i]);
+		if (lstat_rel(w, rel, &st) == 0 && protect_path(w, rel) < 0)
+			return -1;
+	}
+	if (git_hooks(w, g) < 0 || git_worktree(w, g, wt, nest) < 0)
+		return -1;
+	/* A .git directory's parent is its main worktree, however the
+	 * scan got here (a linked worktree's commondir). */
+	if (!strcmp(base_of(g), ".git")) {
+		dir_of(g, rel, sizeof(rel));
+		if ((!wt || strcmp(wt, rel)) &&
+		    git_worktree(w, g, rel, nest) < 0)
 			return -1;
 	}
 	snprintf(rel, sizeof(rel), "%s/modules", g);

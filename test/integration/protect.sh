@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..32"
+echo "1..36"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -118,6 +118,39 @@ is "$(host_commit "$W")" clean "core.hooksPath=hookdir: the hooks directory it n
 W=$T/r8 && newrepo "$W" && mkdir -p "$W/.husky/_" && $GIT -C "$W" config core.hooksPath .husky/_
 sh_in "$W" 'printf "%s\n" "$EVIL" > .husky/_/pre-commit; chmod +x .husky/_/pre-commit; printf "%s\n" "$EVIL" > .husky/pre-commit; true'
 is "$(host_commit "$W"):$(ls -A "$W/.husky/_")" "clean:" "core.hooksPath=.husky/_ (husky): no new hook in it"
+# red-team F4: hooksPath in a checked-in .gitconfig that config includes,
+# and in a file that one includes in turn (relative to the including file).
+hookrepo() { newrepo "$1" && mkdir -p "$1/$2" && printf '#!/bin/sh\nexit 0\n' >"$1/$2/pre-commit" && chmod +x "$1/$2/pre-commit"; }
+W=$T/r8b && hookrepo "$W" .githooks && printf '[core]\n\thooksPath = .githooks\n' >"$W/.gitconfig" &&
+	$GIT -C "$W" config include.path ../.gitconfig
+sh_in "$W" 'printf "%s\n" "$EVIL" > .githooks/pre-commit; true'
+is "$(host_commit "$W")" clean "core.hooksPath in a .gitconfig that config includes (include.path ../.gitconfig): its hooks dir is protected"
+W=$T/r8c && hookrepo "$W" .hk && mkdir -p "$W/conf" && printf '[includeIf "onbranch:main"]\n\tpath = conf/hooks.inc\n' >"$W/.gitconfig" &&
+	printf '[core]\n\thooksPath = .hk\n' >"$W/conf/hooks.inc" && $GIT -C "$W" config include.path ../.gitconfig
+sh_in "$W" 'printf "%s\n" "$EVIL" > .hk/pre-commit; true'
+is "$(host_commit "$W")" clean "... and in a file that one includes in turn (includeIf, relative to the including file)"
+# red-team F3: a relative hooksPath with linked worktrees inside the
+# workspace: every worktree's hooks dir, whatever order readdir gives (two
+# shallow ones: one is always met after the git dir), one deeper than the
+# scan (found through worktrees/*/gitdir), and a main worktree deeper than
+# the scan (found as the parent of the .git a linked worktree leads to).
+hookwt() { # MAIN WT...: a hooksPath repo at MAIN with linked worktrees WT
+	local m=$1 t
+	shift
+	hookrepo "$m" .githooks && $GIT -C "$m" config core.hooksPath .githooks &&
+		$GIT -C "$m" add -A && $GIT -C "$m" commit -qm hooks || return
+	for t; do $GIT -C "$m" worktree add -q "$t" -b "b${t//\//_}" 2>/dev/null || return; done
+}
+W=$T/r8d && hookwt "$W" wt2 wt3 d1/d2/d3/d4/d5/wt4 && hookwt "$W/e1/e2/e3/e4/e5/m" "$W/wt5"
+wts=". wt2 wt3 d1/d2/d3/d4/d5/wt4 e1/e2/e3/e4/e5/m wt5"
+sh_in "$W" 'for d in '"$wts"'; do printf "%s\n" "$EVIL" > $d/.githooks/pre-commit; done 2>/dev/null; true'
+got= && for d in $wts; do got+="$d:$(host_commit "$W/$d") "; done
+is "$got" "$(for d in $wts; do printf '%s:clean ' "$d"; done)" "core.hooksPath=.githooks with linked worktrees inside: the hooks dir of every worktree is protected"
+W=$T/r8e && newrepo "$W" && printf '[include]\n\tpath = .gitconfig\n\tpath = ./.gitconfig\n' >"$W/.gitconfig" &&
+	$GIT -C "$W" config include.path ../.gitconfig
+sh_in "$W" 'echo ran'
+[[ $rc == 111 && $out != *ran* && $out == *"more than 64 config files included"* ]] &&
+	ok "a config that includes itself twice per level is refused (exit 111), not read 2^10 times" || not_ok "include fan-out refused" "rc $rc: $out"
 
 # --- hard links and files created during the run ---------------------------
 W=$T/r9 && mkdir -p "$W" && echo SECRET=1 >"$W/.env" && ln "$W/.env" "$W/notes.txt"
