@@ -548,7 +548,7 @@ __MUTATIONS__
 @@ name: monitor-no-pdeathsig
 @@ invariant: DESIGN 7: the guard's death kills every process in the sandbox (the monitor's parent-death signal)
 @@ file: pkg/mnt/sandbox.c
-@@ tests: security/faults integration/clean
+@@ tests: integration/mount security/faults integration/clean
 -		return MNT_EXEC;
 -	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 +		return MNT_EXEC;
@@ -562,11 +562,31 @@ __MUTATIONS__
 +	if (getppid() != s->guard)
 
 @@ name: guard-no-tree-kill
-@@ invariant: DESIGN 7: the guard kills every process of the sandbox, setsid'd daemons included
+@@ invariant: DESIGN 7: the guard kills every process of the sandbox, setsid'd daemons included (not only its process group, as timeout(1) does)
 @@ file: pkg/guard/kill.c
 @@ tests: integration/clean
--		if (descendant(ps, n, i, self) && ps[i].state != 'Z' &&
-+		if (0 && descendant(ps, n, i, self) && ps[i].state != 'Z' &&
+-		if (kill_children() <= 0)
+-			break;	/* the rest are deeper: the /proc walk */
+-		sched_yield();	/* let the killed ones exit */
+-	}
+-	for (int round = 0; round < KILL_ROUNDS; round++) {
+-		reap(child, status, reaped);
+-		if (no_children())
+-			return 0;
+-		/* The group id is safe to signal only while its leader is
+-		 * unreaped: after that the number may be reused. */
+-		int n = kill_descendants(*reaped ? 0 : pgid);
++		if (1 || kill_children() <= 0)
++			break;	/* the rest are deeper: the /proc walk */
++		sched_yield();	/* let the killed ones exit */
++	}
++	for (int round = 0; round < KILL_ROUNDS; round++) {
++		reap(child, status, reaped);
++		if (no_children())
++			return 0;
++		/* The group id is safe to signal only while its leader is
++		 * unreaped: after that the number may be reused. */
++		int n = *reaped ? 0 : kill(-pgid, SIGKILL) == 0;
 
 @@ name: guard-no-kill-after-grace
 @@ invariant: DESIGN 7 / GUARD: after the grace period the guard KILLs
