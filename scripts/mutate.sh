@@ -229,8 +229,7 @@ for r in "${RECS[@]}"; do
 			result="SURVIVED"
 			bad=$((bad + 1))
 		else
-			first=$(grep -m1 -E '^[a-z_/]+: not ok' "$S/run.log")
-			[[ -n $first ]] || first=$(grep -m1 ': FAILED' "$S/run.log")
+			first=$(grep -m1 -E '^[a-z_/]+: (not ok|FAILED)' "$S/run.log")
 			result="killed: ${first:0:110}"
 			killed=$((killed + 1))
 		fi
@@ -623,7 +622,7 @@ __MUTATIONS__
 @@ name: trust-any-owner
 @@ invariant: DESIGN 8: a policy owned by someone else (neither root nor the caller) is refused
 @@ file: pkg/trust/trust.c
-@@ tests: integration/policy_cli integration/check
+@@ tests: integration/exec integration/policy_cli
 -	return uid == 0 || uid == getuid();
 +	(void)uid;
 +	return 1;
@@ -634,13 +633,6 @@ __MUTATIONS__
 @@ tests: integration/policy_cli integration/check security/escape
 -		if (!src || (!beneath(real, src) && by_inode != (long)i))
 +		if (!src || (!beneath(real, src) && by_inode != (long)i) || 1)
-
-@@ name: trust-rw-bind-by-name-only
-@@ invariant: DESIGN 8: a policy or binary reachable through a read-write bind is refused, whatever path names it (device and inode of its directories)
-@@ file: pkg/trust/trust.c
-@@ tests: integration/policy_cli integration/check security/escape integration/newcomer
--		if (!src || (!beneath(real, src) && by_inode != (long)i))
-+		if (!src || (!beneath(real, src) && (by_inode != (long)i || 1)))
 
 @@ name: protect-hardlink-allowed
 @@ invariant: SECURITY What is not protected / POLICY protect: a protected file with other hard links is refused (a write through the other name would change it)
