@@ -4,6 +4,9 @@
 #   make [all]     programs, unit tests and probes (static, musl)
 #   make fuzz      libFuzzer targets from test/fuzz/*.c (clang, glibc, ASan)
 #   make clean     remove what this Makefile built (not libseccomp)
+#   make install   the programs, policies and man pages under
+#                  $(DESTDIR)$(PREFIX) (default /usr/local)
+#   make uninstall remove exactly what install put there
 #   make V=1       show full command lines
 
 B := build
@@ -34,7 +37,8 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 \
 # an unstripped build (make LDFLAGS= CFLAGS='-O2 -g').
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -fno-strict-aliasing \
 	-fstack-protector-strong -ffunction-sections -fdata-sections \
-	-fno-asynchronous-unwind-tables -fno-unwind-tables $(CFLAGS)
+	-fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-ffile-prefix-map=$(CURDIR)/= $(CFLAGS)
 # Unused functions and data are dropped from each program (the sections
 # above make them separable).
 GC_LDFLAGS := -Wl,--gc-sections -Wl,--undefined=malloc
@@ -185,6 +189,35 @@ $(B)/fuzz/%: $(B)/fuzz/obj/test/fuzz/%.o $(B)/fuzz/libpysbx.a
 $(B)/fuzz/fuzz_args: FUZZ_LDFLAGS = -Wl,--wrap=diag_exit \
 	-Wl,--wrap=vars_add_arg -Wl,--wrap=policy_parse_file \
 	-Wl,--wrap=perr_print
+
+# --- install ----------------------------------------------------------------
+
+# Installed files get fixed modes whatever the umask: the trust check
+# (pkg/trust) refuses a program or policy that group or others can write.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+POLICYDIR := $(PREFIX)/share/pysbx/policies
+MANDIR := $(PREFIX)/share/man
+POLICY_FILES := $(sort $(wildcard policies/*))
+MAN1 := $(sort $(wildcard docs/man/*.1))
+MAN5 := $(sort $(wildcard docs/man/*.5))
+INSTALLED := $(PROGRAMS:%=$(BINDIR)/%) \
+	$(POLICY_FILES:policies/%=$(POLICYDIR)/%) \
+	$(MAN1:docs/man/%=$(MANDIR)/man1/%) $(MAN5:docs/man/%=$(MANDIR)/man5/%)
+
+.PHONY: install uninstall
+install: $(BINS)
+	install -d -m 0755 $(DESTDIR)$(BINDIR) $(DESTDIR)$(POLICYDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(POLICY_FILES) $(DESTDIR)$(POLICYDIR)/
+	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(MAN5),install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(POLICYDIR) $(DESTDIR)$(PREFIX)/share/pysbx 2>/dev/null
 
 # --- housekeeping -----------------------------------------------------------
 

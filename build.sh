@@ -5,10 +5,21 @@
 #                        (musl, static) once, then make everything
 #   ./build.sh test      build, then run test/run.sh and exit with its status
 #   ./build.sh fuzz      build the libFuzzer targets (clang, glibc) with make fuzz
+#   ./build.sh install [PREFIX]
+#                        build, then install the programs, the policies
+#                        (PREFIX/share/pysbx/policies) and the man pages under
+#                        $DESTDIR$PREFIX (default /usr/local)
+#   ./build.sh uninstall [PREFIX]
+#                        remove exactly what install put there
+#   ./build.sh dist      build/dist/pysbx-VERSION-x86_64-linux.tar.gz, built
+#                        reproducibly (mtimes = SOURCE_DATE_EPOCH, default:
+#                        the last commit's time)
 #   ./build.sh clean     remove build/ but keep the libseccomp source and library
 #   ./build.sh clean-all remove build/ entirely
 #
-# Environment: V=1 shows full compiler command lines; JOBS=N sets make -j.
+# Environment: V=1 shows full compiler command lines; JOBS=N sets make -j;
+# DESTDIR (install, uninstall) stages the files under another root;
+# SOURCE_DATE_EPOCH (dist) the timestamp of every file in the tarball.
 #
 # Exit status: 0 ok, 100 usage, 111 a prerequisite is missing or a step failed.
 set -euo pipefail
@@ -32,16 +43,19 @@ LIBSECCOMP_ORIG_SHA256=d82902400405cf0068574ef3dc1fe5f5926207543ba1ae6f8e7a15763
 PACKAGES=(
 	musl-tools musl-dev gcc gperf make dpkg-dev patch xz-utils gpgv
 	debian-archive-keyring linux-libc-dev python3 bubblewrap hyperfine
-	clang libseccomp-dev util-linux file strace
+	clang libseccomp-dev util-linux file strace mandoc
 )
 
 # What test/integration/compat.sh runs under the shipped policies (an
 # agent's data-science script, developer tools). Installed by `test` as
 # root; as a user the compatibility steps that need one skip, naming it.
 # Node and npm only when no node/npm is on PATH (a NodeSource nodejs
-# already ships npm and conflicts with Debian's).
+# already ships npm and conflicts with Debian's). podman and runc are the
+# container runtime of test/packaging/oci.sh (it skips, naming them,
+# when they are missing).
 TEST_PACKAGES=(
 	python3-numpy python3-pandas python3-matplotlib python3-scipy git make
+	podman runc
 )
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -50,7 +64,7 @@ say() { echo "build.sh: $*" >&2; }
 die() { echo "build.sh: fatal: $*" >&2; exit 111; }
 
 usage() {
-	echo "usage: ./build.sh [build|test|fuzz|clean|clean-all]" >&2
+	echo "usage: ./build.sh [build|test|fuzz|install [PREFIX]|uninstall [PREFIX]|dist|clean|clean-all]" >&2
 	exit 100
 }
 
@@ -340,11 +354,11 @@ prepare() {
 # permission off what the programs and the tests use, and say so.
 fix_modes() {
 	local n
-	n=$(find "$ROOT" -maxdepth 0 -perm /022 ! -type l | wc -l)
+	n=$(find "$ROOT" "$B" -maxdepth 0 -perm /022 ! -type l | wc -l)
 	n=$((n + $(find "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
 		"$B/test" -perm /022 ! -type l 2>/dev/null | wc -l)))
 	((n)) || return 0
-	chmod go-w "$ROOT"
+	chmod go-w "$ROOT" "$B"
 	chmod -R go-w "$ROOT/policies" "$ROOT/test" "$ROOT/scripts" "$B/bin" \
 		"$B/test" 2>/dev/null || true
 	say "took group/other write permission off $n files and directories" \
@@ -357,8 +371,118 @@ run_make() {
 	make -j"$JOBS" --no-print-directory ${quiet:+"$quiet"} "$@"
 }
 
+# --- install and dist ------------------------------------------------------
+
+# check_prefix PREFIX: an absolute path make can take, and a destination
+# ($DESTDIR$PREFIX) whose nearest existing directory we may write into.
+check_prefix() {
+	local prefix=$1 dest a
+	[[ $prefix == /* ]] || { echo "build.sh: PREFIX must be an absolute path, not '$prefix'" >&2; exit 100; }
+	[[ $prefix != *[[:space:]\$\'\"]* && ${DESTDIR:-} != *[[:space:]\$\'\"]* ]] ||
+		{ echo "build.sh: PREFIX and DESTDIR may not contain blanks, quotes or '\$'" >&2; exit 100; }
+	dest=${DESTDIR:-}$prefix
+	a=$dest
+	while [[ ! -e $a ]]; do a=$(dirname "$a"); done
+	if [[ ! -d $a || ! -w $a ]]; then
+		echo "build.sh: fatal: unable to install into $dest: $a is not a directory $(id -un) can write to" >&2
+		echo "build.sh: hint: run as root (sudo ./build.sh install $prefix), or choose a PREFIX of your own: ./build.sh install \$HOME/.local" >&2
+		exit 111
+	fi
+}
+
+# warn_untrusted DIR: pysbx refuses to run from a directory that another
+# user could change (pkg/trust): say so at install time already.
+warn_untrusted() {
+	local d=$1 me owner mode
+	me=$(id -u)
+	while :; do
+		read -r owner mode < <(stat -L -c '%u %a' "$d")
+		if [[ $owner != 0 && $owner != "$me" ]] ||
+			{ ((8#$mode & 8#022)) && ! ((8#$mode & 8#1000)); }; then
+			say "warning: $d is owned by uid $owner with mode $mode: pysbx refuses to run from under it (docs/INSTALL.md)"
+			return
+		fi
+		[[ $d == / ]] && return
+		d=$(dirname "$d")
+	done
+}
+
+do_install() {
+	local prefix=${1:-/usr/local}
+	check_prefix "$prefix"
+	prepare
+	run_make bins || die "make failed"
+	run_make install PREFIX="$prefix" DESTDIR="${DESTDIR:-}" ||
+		die "make install failed"
+	warn_untrusted "${DESTDIR:-}$prefix/bin"
+	say "installed under ${DESTDIR:-}$prefix (remove with ./build.sh uninstall $prefix)"
+}
+
+do_uninstall() {
+	local prefix=${1:-/usr/local}
+	check_prefix "$prefix"
+	run_make uninstall PREFIX="$prefix" DESTDIR="${DESTDIR:-}" ||
+		die "make uninstall failed"
+}
+
+version() {
+	sed -n 's/^#define PYSBX_VERSION "\(.*\)"$/\1/p' "$ROOT/pkg/chain/chain.h"
+}
+
+# The tarball's timestamp: SOURCE_DATE_EPOCH, else the last commit's time.
+source_date_epoch() {
+	local t=${SOURCE_DATE_EPOCH:-}
+	if [[ -z $t ]]; then
+		t=$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null) ||
+			{ echo "build.sh: fatal: SOURCE_DATE_EPOCH is not set and $ROOT is not a git checkout" >&2
+			  echo "build.sh: hint: set it to the release's time, e.g. SOURCE_DATE_EPOCH=\$(date -d 2026-12-01 +%s) ./build.sh dist" >&2
+			  exit 111; }
+	fi
+	[[ $t =~ ^[0-9]{1,11}$ ]] || { echo "build.sh: SOURCE_DATE_EPOCH must be seconds since 1970, not '$t'" >&2; exit 100; }
+	echo "$t"
+}
+
+# A release tree laid out like PREFIX (bin/, share/...): unpacked anywhere,
+# its pysbx finds its siblings and its policies. Reproducible: fixed
+# modes, sorted names, owner 0/0, every mtime SOURCE_DATE_EPOCH, gzip
+# without name or time; the binaries hold no build path (the Makefile's
+# -ffile-prefix-map, and they are stripped).
+do_dist() {
+	local sde ver name stage out f
+	sde=$(source_date_epoch)
+	ver=$(version)
+	[[ -n $ver ]] || die "no PYSBX_VERSION in pkg/chain/chain.h"
+	[[ -f $ROOT/LICENSE ]] || die "no LICENSE file at the top of the tree"
+	prepare
+	run_make bins || die "make failed"
+	name=pysbx-$ver-x86_64-linux
+	stage=$B/dist/stage
+	out=$B/dist/$name.tar.gz
+	rm -rf "$stage" "$out"
+	mkdir -p "$stage"
+	run_make install PREFIX="$stage/$name" DESTDIR= >/dev/null ||
+		die "make install into $stage failed"
+	install -d -m 0755 "$stage/$name/share/doc/pysbx/docs"
+	install -m 0644 README.md LICENSE "$stage/$name/share/doc/pysbx/"
+	for f in docs/*.md; do
+		install -m 0644 "$f" "$stage/$name/share/doc/pysbx/docs/"
+	done
+	install -m 0644 LICENSE "$stage/$name/LICENSE"
+	chmod -R u=rwX,go=rX "$stage"
+	(cd "$stage" && LC_ALL=C tar --sort=name --format=gnu \
+		--owner=0 --group=0 --numeric-owner \
+		--mtime="@$sde" -cf - "$name") |
+		gzip -n -9 >"$out.tmp" || die "tar of $stage failed"
+	mv -f "$out.tmp" "$out"
+	rm -rf "$stage"
+	say "$(cd "$B/dist" && sha256sum "$name.tar.gz")"
+}
+
 cmd=${1:-build}
-[[ $# -le 1 ]] || usage
+case $cmd in
+install | uninstall) [[ $# -le 2 ]] || usage ;;
+*) [[ $# -le 1 ]] || usage ;;
+esac
 case $cmd in
 build)
 	prepare
@@ -375,6 +499,15 @@ test)
 fuzz)
 	prepare
 	run_make fuzz || die "make fuzz failed"
+	;;
+install)
+	do_install "${2:-}"
+	;;
+uninstall)
+	do_uninstall "${2:-}"
+	;;
+dist)
+	do_dist
 	;;
 clean)
 	# Keep the downloaded source package and the built library: they

@@ -4,7 +4,7 @@
 #   test/run.sh [-v] [NAME...]
 #
 # Runs build/test/unit/* (one per test/unit/*.c), then test/integration/*.sh
-# and test/security/*.sh; every test prints TAP. NAME selects the tests whose
+# and test/security/*.sh, then test/packaging/*.sh; every test prints TAP. NAME selects the tests whose
 # name (e.g. unit/test_tap, integration/harness) contains it. -v shows every
 # TAP line; by default only failures, skips, diagnostics and other output
 # are shown, plus one summary line per test.
@@ -31,6 +31,13 @@
 # 42000-42999 (no passwd entry, no process of it running, and held by a lock
 # under /run/lock for the whole run), so two runs on one machine never count
 # each other's processes as leftovers.
+#
+# test/packaging/*.sh check what is built from the source tree (install,
+# man pages, release tarball, image, the suite inside ci.policy): they run
+# as the caller, in the checkout, with PYSBX_SRC (the checkout) and, as
+# root, PYSBX_TEST_UID and PYSBX_TREE (the copy above) besides the
+# variables above; they drop to the test uid themselves for every sandbox
+# they start, and skip what needs root when the caller is not.
 #
 # Environment: PYSBX_TEST_TIMEOUT (seconds per test, default 300),
 # PYSBX_TEST_UID, PYSBX_TEST_VERBOSE=1 (same as -v).
@@ -205,7 +212,14 @@ take_uid() {
 	return 1
 }
 
-if ((${#scripts[@]})) && [[ $(id -u) == 0 ]]; then
+pkg_scripts=()
+for src in test/packaging/*.sh; do
+	[[ -e $src ]] || continue
+	name=${src#test/}
+	selected "${name%.sh}" && pkg_scripts+=("$src")
+done
+
+if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	if [[ -z $TEST_UID ]] && ! take_uid; then
 		echo "run.sh: no free test uid in 42000-42999 (set PYSBX_TEST_UID)" >&2
 		exit 111
@@ -237,6 +251,18 @@ if ((${#scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	chmod -R a+rX,go-w "$WORK/build" "$WORK/test" "$WORK/scripts" \
 		"$WORK/README.md" "$WORK/docs"
 	[[ -d $WORK/policies ]] && chmod -R a+rX,go-w "$WORK/policies"
+	# Another user's directories, which the test uid cannot make:
+	# foreign/mine is the test uid's own directory inside one of nobody's;
+	# sweep is a sticky directory where nobody planted the lock file of a
+	# scratch name (test/security/scratch_owner.sh).
+	mkdir -p "$WORK/foreign/mine" "$WORK/sweep"
+	: >"$WORK/sweep/pysbx-0123456789abcdef.lock"
+	chown 65534:65534 "$WORK/foreign" "$WORK/sweep/pysbx-0123456789abcdef.lock"
+	chown "$TEST_UID:$TEST_UID" "$WORK/foreign/mine"
+	chmod 0755 "$WORK/foreign"
+	chmod 0700 "$WORK/foreign/mine"
+	chmod 1777 "$WORK/sweep"
+	chmod 0600 "$WORK/sweep/pysbx-0123456789abcdef.lock"
 	TREE=$WORK
 else
 	TREE=$ROOT
@@ -275,6 +301,16 @@ for src in "${scripts[@]}"; do
 	else
 		run_tap "$name" "$TREE" env "${vars[@]}" bash "$TREE/$src"
 	fi
+done
+
+for src in "${pkg_scripts[@]}"; do
+	name=${src#test/}
+	name=${name%.sh}
+	run_tap "$name" "$ROOT" env PYSBX_SRC="$ROOT" PYSBX_TREE="$TREE" \
+		PYSBX_TEST_UID="${WORK:+$TEST_UID}" PYSBX_ROOT="$TREE" \
+		PYSBX_BIN="$TREE/build/bin" PYSBX_PROBE="$TREE/build/test/probe" \
+		PYSBX_TESTDIR="$TREE/test" PYSBX_POLICIES="$TREE/policies" \
+		bash "$ROOT/$src"
 done
 
 # "Nothing of the sandbox outlives it": with a dedicated uid this is checkable.

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	chain_init(&c, USAGE);
+	c.argv = argv;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
 				  NULL)) != -1)
 		if (chain_opt(&d, &c, opt, optarg) <= 0) {

@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 		if (!strncmp(*e, "HOME=", 5))
 			policy_builtin_home(*e + 5);
 	chain_init(&c, USAGE);
+	c.argv = argv;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
 				  NULL)) != -1)
 		if (chain_opt(&d, &c, opt, optarg) <= 0)

@@ -19,6 +19,7 @@
 
 void chain_init(struct chain *c, const char *usage)
 {
+	opterr = 0;	/* bad_option says it, on one line */
 	memset(c, 0, sizeof(*c));
 	c->plan_fd = c->report_fd = c->next_fd = c->pass_fd = -1;
 	c->usage = usage;
@@ -34,6 +35,47 @@ static int fd_arg(struct diag *d, const char *opt, const char *arg, int *fd)
 				 opt, arg);
 	*fd = (int)v;
 	return 0;
+}
+
+/* An unknown option: which, the nearest option of any pysbx program, and
+ * where the full usage is (it spans lines; a message is one). getopt's
+ * own message is off (opterr = 0): one line, ours. */
+static int bad_option(struct diag *d, const struct chain *c)
+{
+	static const char *const known[] = {
+		"policy", "define", "allow-untrusted", "partial", "help",
+		"version", "timeout", "kill-after", "status-fd",
+		"scratch-parent", "die-with-parent", "sweep", "export",
+		"list", "bpf", "log", NULL,
+	};
+	const char *w = c->argv && optind > 0 ? c->argv[optind - 1] : NULL;
+	const char *cmd = c->front ? "pysbx run" : d->prog;
+	const char *best = NULL;
+	size_t bestd = 3;
+	char name[64];
+
+	if (!w || strncmp(w, "--", 2) || !w[2]) {
+		if (optopt)
+			return diag_fail(d, EXIT_USAGE, 0, "unknown option "
+					 "'-%c' (see %s --help)", optopt, cmd);
+		return diag_fail(d, EXIT_USAGE, 0, "bad option (see %s --help)",
+				 cmd);
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(w + 2, "="), w + 2);
+	for (const char *const *k = known; *k; k++) {
+		size_t dist = policy_distance(name, *k);
+
+		if (dist < bestd) {
+			bestd = dist;
+			best = *k;
+		}
+	}
+	if (best && bestd && bestd < strlen(name))
+		return diag_fail(d, EXIT_USAGE, 0, "unknown option '--%s' (did "
+				 "you mean '--%s'?; see %s --help)", name,
+				 best, cmd);
+	return diag_fail(d, EXIT_USAGE, 0, "unknown option '--%s' (see %s "
+			 "--help)", name, cmd);
 }
 
 int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
@@ -62,20 +104,22 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 	case CHAIN_OPT_NEXT_FD:
 		return fd_arg(d, "--next-fd", arg, &c->next_fd) ? -1 : 1;
 	case 'h':
-		printf("usage: %s\n"
+		printf("usage: %s\n%s"
 		       "common options:\n"
 		       "  -p POLICY          read the policy (docs/POLICY.md)\n"
 		       "  -D NAME=VALUE      define ${NAME}, taken verbatim\n"
 		       "  --allow-untrusted  accept a policy others could change\n"
+		       "%s"
+		       "  --help, --version\n%s",
+		       c->usage, c->help ? c->help : "", c->front ? "" :
 		       "  --partial          apply only this step's part of the "
 		       "policy: the other\n"
 		       "                     steps' directives are applied "
 		       "elsewhere (without it,\n"
 		       "                     a policy that has some is refused)\n"
 		       "  --plan-fd N, --report-fd N, --next-fd N  set by the "
-		       "previous step\n                     of the chain\n"
-		       "  --help, --version\n%s",
-		       c->usage, CHAIN_EXIT_CODES);
+		       "previous step\n                     of the chain\n",
+		       CHAIN_EXIT_CODES);
 		exit(0);
 	case CHAIN_OPT_VERSION:
 		printf("%s %s\n", d->prog, PYSBX_VERSION);
@@ -87,8 +131,16 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		c->allow_untrusted = 1;
 		return 1;
 	case '?':
-		return diag_fail(d, EXIT_USAGE, 0, "bad option (usage: %s)",
-				 c->usage);
+		return bad_option(d, c);
+	case ':':
+		if (optopt > 0 && optopt < 128)
+			return diag_fail(d, EXIT_USAGE, 0, "-%c needs a value "
+					 "(see %s --help)", optopt,
+					 c->front ? "pysbx run" : d->prog);
+		return diag_fail(d, EXIT_USAGE, 0, "%s needs a value (see %s "
+				 "--help)", c->argv && optind > 0 &&
+				 c->argv[optind - 1] ? c->argv[optind - 1] :
+				 "an option", c->front ? "pysbx run" : d->prog);
 	}
 	return 0;
 }
@@ -97,7 +149,8 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv)
 {
 	if (optind >= argc)
 		return diag_fail(d, EXIT_USAGE, 0,
-				 "no program to run (usage: %s)", c->usage);
+				 "no program to run (usage: %.*s)",
+				 (int)strcspn(c->usage, "\n"), c->usage);
 	if (c->policy && c->plan_fd >= 0)
 		return diag_fail(d, EXIT_USAGE, 0,
 				 "-p and --plan-fd exclude each other");
@@ -135,11 +188,19 @@ int chain_scratch_var(struct diag *d, const struct vars *v,
 
 void chain_resolve_vars(struct vars *v)
 {
-	for (size_t i = 0; i < v->n; i++) {
-		char *real;
+	struct stat cwd, st;
+	char *real;
 
-		if (v->value[i][0] != '/' ||
-		    !(real = realpath(v->value[i], NULL)))
+	if (stat(".", &cwd) < 0)
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		/* Only the directory the caller stands in: an earlier
+		 * sandbox could have planted a link anywhere below a
+		 * writable workspace, and following it would bind
+		 * whatever the link names. getcwd() has no symlinks. */
+		if (v->value[i][0] != '/' || stat(v->value[i], &st) < 0 ||
+		    st.st_dev != cwd.st_dev || st.st_ino != cwd.st_ino ||
+		    !(real = getcwd(NULL, 0)))
 			continue;
 		if (strcmp(real, v->value[i]))
 			v->value[i] = real;	/* lives until exit */
@@ -465,20 +526,20 @@ int chain_execvpe(const char *file, char **argv, char *const envp[])
 
 /* ENOENT from execve of a file that exists: chain_explain_enoent on
  * the file, or on the first one of that name in PATH. */
-static int explain_enoent(struct diag *d, const char *file,
+static int explain_enoent(struct diag *d, const char *what, const char *file,
 			  char *const envp[])
 {
 	const char *p, *e;
 	char buf[PATH_MAX];
 
 	if (strchr(file, '/'))
-		return chain_explain_enoent(d, file, 0);
+		return chain_explain_enoent(d, what, file, 0);
 	for (p = chain_env_path(envp);; p = e + 1) {
 		e = strchrnul(p, ':');
 		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), p,
 			     file) < (int)sizeof(buf) &&
 		    e > p && access(buf, X_OK) == 0)
-			return chain_explain_enoent(d, buf, 0);
+			return chain_explain_enoent(d, what, buf, 0);
 		if (!*e)
 			return -1;
 	}
@@ -487,6 +548,7 @@ static int explain_enoent(struct diag *d, const char *file,
 int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 {
 	char **argv = c->next, **nargv = NULL;
+	const char *what = "";
 	char pfd[16], rfd[16], xfd[16];
 	int err;
 
@@ -540,14 +602,21 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 	if (c->report_fd >= 0)
 		fcntl(c->report_fd, F_SETFD, FD_CLOEXEC);
 	free(nargv);
-	if (err == ENOENT && explain_enoent(d, c->next[0], envp) == 0)
+	/* The target's own failure, in the chain: the user's program, not
+	 * the step that happened to exec it, is what failed. */
+	if (!chain_is_step(c->next[0]) && c->plan_fd >= 0) {
+		what = "the target ";
+		d->prog = "pysbx";
+	}
+	if (err == ENOENT && explain_enoent(d, what, c->next[0], envp) == 0)
 		;	/* the file is there, its interpreter is not */
 	else if (err == ENOENT || err == ENOTDIR)
-		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s",
-			  c->next[0], strchr(c->next[0], '/') ? "" : " in PATH=",
+		diag_fail(d, EXIT_NOTFOUND, err, "unable to find %s%s%s%s",
+			  what, c->next[0],
+			  strchr(c->next[0], '/') ? "" : " in PATH=",
 			  strchr(c->next[0], '/') ? "" : chain_env_path(envp));
 	else
-		diag_fail(d, EXIT_NOEXEC, err, "unable to execute %s",
+		diag_fail(d, EXIT_NOEXEC, err, "unable to execute %s%s", what,
 			  c->next[0]);
 	return -1;
 }

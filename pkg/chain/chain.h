@@ -29,8 +29,9 @@ enum {
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
- * non-option, so the next program's own options are never ours. */
-#define CHAIN_SHORTOPTS "+p:D:h"
+ * non-option, so the next program's own options are never ours; ":"
+ * tells a missing value (':') from an unknown option ('?'). */
+#define CHAIN_SHORTOPTS "+:p:D:h"
 #define CHAIN_LONGOPTS                                                       \
 	{ "plan-fd", required_argument, NULL, CHAIN_OPT_PLAN_FD },          \
 	{ "report-fd", required_argument, NULL, CHAIN_OPT_REPORT_FD },      \
@@ -61,6 +62,10 @@ struct chain {
 				 * --next-fd (pysbx-mount); -1 if none */
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
+	const char *help;	/* -h: the program's own options, or NULL */
+	int front;		/* pysbx run: no chain-only options */
+	char **argv;		/* the command line, for an unknown option's
+				 * did-you-mean (NULL: none) */
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
 	int partial;		/* --partial: the other steps' directives
 				 * are applied elsewhere */
@@ -90,11 +95,12 @@ int chain_args_done(struct diag *d, struct chain *c, int argc, char **argv);
 int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		    unsigned parse_flags);
 
-/* A -D value that is an absolute path to something that exists is the
- * caller's own choice of file: replaced by its real path (symlinks
- * resolved once, here, before any sandbox exists), so that
- * `-D WORKSPACE=$PWD` works from a directory reached through a symlink.
- * Symlinks met while the sandbox is built are still refused. Called by
+/* A -D value that names the caller's current directory (same device and
+ * inode) is replaced by getcwd(), its path without symlinks, once, here,
+ * before any sandbox exists: `-D WORKSPACE=$PWD` works from a directory
+ * reached through a symlink (cd-ing there was the caller's choice). Any
+ * other value is left as given, so a symlink in it (perhaps planted by an
+ * earlier sandbox) is refused while the sandbox is built. Called by
  * chain_load_plan before it parses a policy; pysbx policy does the same. */
 void chain_resolve_vars(struct vars *v);
 
@@ -176,9 +182,11 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[]);
 /* execve of the existing file path failed with ENOENT: find out whether
  * its ELF (PT_INTERP) or #! interpreter is missing (or a #! line ends in
  * CR) and record that in d (127) with the policy line to add as a hint.
- * depth: 0 (it follows an interpreter's own interpreter a few levels).
+ * what: "the target " or "" (prefixes path in the message). depth: 0
+ * (it follows an interpreter's own interpreter a few levels).
  * 0 when explained, -1 when not (d untouched). */
-int chain_explain_enoent(struct diag *d, const char *path, int depth);
+int chain_explain_enoent(struct diag *d, const char *what, const char *path,
+			 int depth);
 
 /* execve file with argv and envp, searching envp's PATH (default
  * /usr/local/bin:/usr/bin:/bin) when file has no '/'. Allocates nothing

@@ -12,8 +12,7 @@
 #include "chain/chain.h"
 
 /* The #! interpreter of the first line in buf (n bytes) into out. */
-static int shebang(const char *buf, size_t n, char *out, size_t len,
-		   bool *cr)
+static int shebang(const char *buf, size_t n, char *out, size_t len, bool *cr)
 {
 	size_t i = 2, k = 0;
 
@@ -49,12 +48,15 @@ static int elf_interp(int fd, const unsigned char *buf, size_t n, char *out,
 	} else {
 		return -1;
 	}
-	if (phnum > 256 || phentsize < (is64 ? sizeof(Elf64_Phdr) :
-					sizeof(Elf32_Phdr)) ||
+	if (phnum > 256 ||
+	    phentsize < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
 	    phentsize > 256)
 		return -1;
 	for (unsigned long i = 0; i < phnum; i++) {
-		union { Elf64_Phdr p64; Elf32_Phdr p32; } ph;
+		union {
+			Elf64_Phdr p64;
+			Elf32_Phdr p32;
+		} ph;
 		unsigned long off, sz;
 		ssize_t r;
 
@@ -70,7 +72,7 @@ static int elf_interp(int fd, const unsigned char *buf, size_t n, char *out,
 		r = pread(fd, out, sz, (off_t)off);
 		if (r != (ssize_t)sz)
 			return -1;
-		out[sz - 1] = '\0';	/* NUL-terminated in the file */
+		out[sz - 1] = '\0'; /* NUL-terminated in the file */
 		return 0;
 	}
 	return -1;
@@ -89,7 +91,7 @@ static void top_dir(const char *path, char *out, size_t len)
 /* The directories merged /usr turns into links (Debian 12, Fedora). */
 static bool merged_usr(const char *top)
 {
-	static const char *const dirs[] = { "/bin", "/sbin", "/lib",
+	static const char *const dirs[] = { "/bin",   "/sbin",	"/lib",
 					    "/lib32", "/lib64", "/libx32" };
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
@@ -109,15 +111,19 @@ static void hint_line(struct diag *d, const char *interp)
 	top_dir(interp, top, sizeof(top));
 	if (!strcmp(top, "/usr"))
 		diag_hint(d, "if it exists on the host, add the line "
-			  "'ro-bind /usr /usr' to the policy");
+			     "'ro-bind /usr /usr' to the policy");
 	else if (merged_usr(top))
-		diag_hint(d, "add a line that puts %s in the sandbox: "
+		diag_hint(d,
+			  "add a line that puts %s in the sandbox: "
 			  "'symlink usr%s %s' where the host's %s is a link "
 			  "into /usr (merged /usr, as on Debian 12), else "
-			  "'ro-bind %s %s'", top, top, top, top, top, top);
+			  "'ro-bind %s %s'",
+			  top, top, top, top, top, top);
 	else
-		diag_hint(d, "if it exists on the host, add the line "
-			  "'ro-bind %s %s' to the policy", top, top);
+		diag_hint(d,
+			  "if it exists on the host, add the line "
+			  "'ro-bind %s %s' to the policy",
+			  top, top);
 }
 
 /* path is a symlink (through further ones) to a missing absolute path:
@@ -157,7 +163,8 @@ static int dangling_end(const char *path, char *out, size_t len)
 	return 0;
 }
 
-int chain_explain_enoent(struct diag *d, const char *path, int depth)
+int chain_explain_enoent(struct diag *d, const char *what, const char *path,
+			 int depth)
 {
 	unsigned char buf[256];
 	char interp[256];
@@ -185,11 +192,11 @@ int chain_explain_enoent(struct diag *d, const char *path, int depth)
 		return -1;
 	if (cr) {
 		diag_fail(d, EXIT_NOTFOUND, 0,
-			  "unable to execute %s: its #! line ends in a "
+			  "unable to execute %s%s: its #! line ends in a "
 			  "carriage return (\"%.*s\\r\" does not exist)",
-			  path, (int)strlen(interp) - 1, interp);
+			  what, path, (int)strlen(interp) - 1, interp);
 		diag_hint(d, "the script has CRLF line ends: convert it with "
-			  "dos2unix or sed -i 's/\\r$//'");
+			     "sed -i 's/\\r$//' FILE (or dos2unix)");
 		return 0;
 	}
 	if (faccessat(AT_FDCWD, interp, F_OK, 0) < 0) {
@@ -197,20 +204,22 @@ int chain_explain_enoent(struct diag *d, const char *path, int depth)
 
 		if (dangling_end(interp, end, sizeof(end)) == 0) {
 			diag_fail(d, EXIT_NOTFOUND, 0,
-				  "unable to execute %s: its %s %s is a "
+				  "unable to execute %s%s: its %s %s is a "
 				  "symlink to %s, which does not exist in the "
-				  "sandbox", path, kind, interp, end);
+				  "sandbox",
+				  what, path, kind, interp, end);
 			hint_line(d, end);
 			return 0;
 		}
 		diag_fail(d, EXIT_NOTFOUND, 0,
-			  "unable to execute %s: its %s %s does not exist "
-			  "in the sandbox", path, kind, interp);
+			  "unable to execute %s%s: its %s %s does not exist "
+			  "in the sandbox",
+			  what, path, kind, interp);
 		hint_line(d, interp);
 		return 0;
 	}
 	/* The interpreter is there: its own interpreter may not be. */
-	if (depth < 4 && chain_explain_enoent(d, interp, depth + 1) == 0)
+	if (depth < 4 && chain_explain_enoent(d, what, interp, depth + 1) == 0)
 		return 0;
 	return -1;
 }

@@ -7,7 +7,7 @@
 #include "chain/chain.h"
 
 struct first {
-	const char *what;	/* the directive, as written */
+	const char *what; /* the directive, as written */
 	const struct pos *pos;
 };
 
@@ -22,8 +22,7 @@ static bool at(const struct plan *p, enum plan_at s, const char *what,
 }
 
 /* The first directive of plan p that step stage applies, if any. */
-static bool first_of(const struct plan *p, const char *stage,
-		     struct first *f)
+static bool first_of(const struct plan *p, const char *stage, struct first *f)
 {
 	if (!strcmp(stage, "mount"))
 		return at(p, PAT_UNSHARE, "unshare", f) ||
@@ -33,10 +32,11 @@ static bool first_of(const struct plan *p, const char *stage,
 		       at(p, PAT_HOSTNAME, "hostname", f) ||
 		       at(p, PAT_NESTED, "nested-userns", f);
 	if (!strcmp(stage, "exec"))
-		return (p->nrl && (f->what = "limit", f->pos = &p->rl[0].pos)) ||
-		       (p->nenv && (f->what = p->env[0].value ? "env" :
-						"env-pass",
-				    f->pos = &p->env[0].pos)) ||
+		return (p->nrl &&
+			(f->what = "limit", f->pos = &p->rl[0].pos)) ||
+		       (p->nenv &&
+			(f->what = p->env[0].value ? "env" : "env-pass",
+			 f->pos = &p->env[0].pos)) ||
 		       at(p, PAT_CHDIR, "chdir", f) ||
 		       at(p, PAT_UMASK, "umask", f) ||
 		       at(p, PAT_SESSION, "new-session", f) ||
@@ -44,7 +44,8 @@ static bool first_of(const struct plan *p, const char *stage,
 		       at(p, PAT_STDIN, "stdin", f) ||
 		       at(p, PAT_KEEPFD, "keep-fd", f);
 	if (!strcmp(stage, "seccomp"))
-		return (p->nsc && (f->what = "seccomp", f->pos = &p->sc[0].pos)) ||
+		return (p->nsc &&
+			(f->what = "seccomp", f->pos = &p->sc[0].pos)) ||
 		       at(p, PAT_SCDEFAULT, "seccomp default", f) ||
 		       at(p, PAT_AUDIT, "seccomp audit", f);
 	if (!strcmp(stage, "clean"))
@@ -83,9 +84,11 @@ int chain_check_applied(struct diag *d, const struct chain *c,
 		return 0;
 	diag_fail(d, EXIT_USAGE, 0,
 		  "refusing policy %s: it has directives %s does not apply "
-		  "and no later step of the chain would: %s", c->policy,
-		  d->prog, list);
-	diag_hint(d, "run the whole chain with 'pysbx run -p %s', or pass "
-		  "--partial if the rest is applied elsewhere", c->policy);
+		  "and no later step of the chain would: %s",
+		  c->policy, d->prog, list);
+	diag_hint(d,
+		  "run the whole chain with 'pysbx run -p %s', or pass "
+		  "--partial if the rest is applied elsewhere",
+		  c->policy);
 	return -1;
 }

@@ -259,9 +259,18 @@ int front_check_args(struct diag *d, int argc, char **argv)
 	int json = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if (!strcmp(argv[i], "--json")) {
 			json = 1;
-		else
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: pysbx check [--json]\n"
+			       "Probe what this kernel and environment allow, "
+			       "one line per feature\n(docs/TROUBLESHOOTING.md)."
+			       "\n  --json  one JSON object per feature\n"
+			       "exit status: 0 when the shipped policies can "
+			       "run, 111 when a feature\n  they need is "
+			       "missing, 100 bad usage.\n");
+			return 0;
+		} else
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "check: unknown "
 					 "argument '%s' (usage: pysbx check "

@@ -2,6 +2,8 @@
 #ifndef PYSBX_FRONT_H
 #define PYSBX_FRONT_H
 
+#include <stddef.h>
+
 #include "chain/chain.h"
 #include "diag/diag.h"
 
@@ -48,6 +50,18 @@ int front_run_argv(struct diag *d, const struct chain *c, const char *dir,
 		   struct run_argv *ra);
 /* Free what front_run_argv allocated (c's strings are not touched). */
 void front_run_argv_free(struct run_argv *ra);
+
+/* The directory of the running program (/proc/self/exe, symlinks
+ * resolved) into dir. 0, or -1 with d set (111). */
+int front_self_dir(struct diag *d, char *dir, size_t len);
+
+/* -p's argument as a file: a word with a '/' or ending in ".policy" is a
+ * path, taken as is; any other word is the name of a shipped policy,
+ * PREFIX/share/pysbx/policies/NAME.policy where this program is
+ * PREFIX/bin/pysbx (ROOT/policies/NAME.policy for ROOT/build/bin/pysbx).
+ * *out: arg, or a static buffer. 0, or -1 with d set (100: no such
+ * policy or a bad name; 111: /proc/self/exe unreadable). */
+int front_policy_path(struct diag *d, const char *arg, const char **out);
 
 /* pysbx policy check|show FILE [-D N=V]...: 0 valid, 100 invalid. */
 int front_policy(struct diag *d, int argc, char **argv);

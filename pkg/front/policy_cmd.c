@@ -84,6 +84,27 @@ int front_policy(struct diag *d, int argc, char **argv)
 	int show, strict = 0, untrusted = 0, r;
 	size_t nwarn;
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: pysbx policy check|show POLICY "
+			       "[-D NAME=VALUE]... [--strict]\n"
+			       "                   [--allow-untrusted]\n"
+			       "  check  report every mistake, and every "
+			       "refusal pysbx run would make\n"
+			       "         before it starts anything; nothing is "
+			       "run\n"
+			       "  show   print the resolved plan, every "
+			       "default spelled out\n"
+			       "  -D NAME=VALUE      define ${NAME}, taken "
+			       "verbatim\n"
+			       "  --strict           (check) the seccomp "
+			       "lint's warnings are errors\n"
+			       "  --allow-untrusted  accept a policy others "
+			       "could change\n"
+			       "exit status: 0 valid, 100 invalid or bad "
+			       "usage.\n");
+			exit(0);
+		}
 	if (argc < 2 || (strcmp(argv[1], "check") && strcmp(argv[1], "show"))) {
 		diag_fail(d, EXIT_USAGE, 0, "usage: pysbx policy check|show "
 			  "POLICY [-D NAME=VALUE]... [--strict] "
@@ -125,6 +146,8 @@ int front_policy(struct diag *d, int argc, char **argv)
 		diag_fail(d, EXIT_USAGE, 0, "no policy file given");
 		diag_exit(d);
 	}
+	if (front_policy_path(d, file, &file) < 0)
+		diag_exit(d);
 	if (plan_init(&p) < 0) {
 		diag_fail(d, EXIT_SYSCALL, 12, "unable to allocate the plan");
 		diag_exit(d);

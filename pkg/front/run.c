@@ -9,25 +9,6 @@
 #include "front/front.h"
 #include "guard/guard.h"
 
-/* The directory of this binary: the siblings are exec'd from there by
- * absolute path, never by a PATH search the caller's environment steers. */
-static int self_dir(struct diag *d, char *dir, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", dir, len - 1);
-	char *slash;
-
-	if (n < 0)
-		return diag_fail(d, EXIT_SYSCALL, errno,
-				 "unable to read /proc/self/exe");
-	dir[n] = '\0';
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return diag_fail(d, EXIT_SYSCALL, 0,
-				 "unable to locate the pysbx programs");
-	*slash = '\0';
-	return 0;
-}
-
 /* "A" SEP "B" at *s, which then points past its NUL. */
 static char *put(char **s, const char *a, char sep, const char *b)
 {
@@ -90,7 +71,10 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 	int opt, r;
 
 	chain_init(c, FRONT_RUN_USAGE);
+	c->help = GUARD_RUN_HELP;
+	c->front = 1;
 	optind = 0;	/* a full reset (glibc and musl): starts at argv[1] */
+	c->argv = argv;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS "t:k:",
 				  longopts, NULL)) != -1) {
 		if ((r = guard_word(d, c, opt, optarg)) != 0) {
@@ -111,9 +95,8 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 		if (r == 0)
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "pysbx run does not take the chain's "
-					 "own --plan-fd, --report-fd or "
-					 "--partial (usage: %s)",
-					 FRONT_RUN_USAGE);
+					 "own --plan-fd, --report-fd, --next-fd or "
+					 "--partial (see pysbx run --help)");
 	}
 	if (chain_args_done(d, c, argc, argv) < 0)
 		return -1;
@@ -191,8 +174,11 @@ static __attribute__((noinline)) int guard_argv(struct diag *d, int argc,
 	char dir[PATH_MAX - 32];
 	struct chain c;
 
+	/* The siblings are exec'd from this binary's directory by
+	 * absolute path, never by a PATH search the caller steers. */
 	if (front_run_parse(d, &c, argc, argv) < 0 ||
-	    self_dir(d, dir, sizeof(dir)) < 0 ||
+	    front_policy_path(d, c.policy, &c.policy) < 0 ||
+	    front_self_dir(d, dir, sizeof(dir)) < 0 ||
 	    front_run_argv(d, &c, dir, ra) < 0)
 		return -1;
 	return 0;

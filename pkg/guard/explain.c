@@ -13,7 +13,7 @@ void guard_note_killers(struct guard_opts *o, const struct plan *p)
 
 	o->killers[0] = '\0';
 	if (p->sc_audit)
-		return;	/* nothing is killed: logged */
+		return; /* nothing is killed: logged */
 	if (p->sc_default == SC_KILL || p->sc_default == SC_TRAP) {
 		snprintf(o->killers, sizeof(o->killers),
 			 "every syscall it does not allow");
@@ -25,8 +25,8 @@ void guard_note_killers(struct guard_opts *o, const struct plan *p)
 
 		if (r->act != SC_KILL && r->act != SC_TRAP)
 			continue;
-		n = snprintf(o->killers + len, sizeof(o->killers) - len,
-			     "%s%s", len ? ", " : "", r->name);
+		n = snprintf(o->killers + len, sizeof(o->killers) - len, "%s%s",
+			     len ? ", " : "", r->name);
 		if (n < 0 || (size_t)n >= sizeof(o->killers) - len) {
 			strcpy(o->killers + sizeof(o->killers) - 6, ", ...");
 			return;
@@ -50,20 +50,22 @@ void guard_explain_end(const struct diag *d, const struct guard_opts *o,
 
 	if (r->timeout) {
 		duration(t, sizeof(t), o->timeout_ms);
-		fprintf(stderr, "%s: the target ran past the timeout of %s "
-			"and was stopped (exit %d)\n", d->prog, t, r->code);
+		fprintf(stderr,
+			"%s: the target ran past the timeout of %s "
+			"and was stopped (exit %d)\n",
+			d->prog, t, r->code);
 	} else if (!r->error[0] &&
 		   (r->signal == SIGSYS ||
 		    /* without a pid namespace pysbx-exec relays the
 		     * target's end as 128+N */
-		    (!r->signal && r->code == 128 + SIGSYS &&
-		     o->killers[0]))) {
-		fprintf(stderr, "%s: the target was killed by the syscall "
+		    (!r->signal && r->code == 128 + SIGSYS && o->killers[0]))) {
+		fprintf(stderr,
+			"%s: the target was killed by the syscall "
 			"filter (SIGSYS)%s%s; to see which call, add 'seccomp "
 			"audit' to the policy (the kernel log names it) or run "
 			"it under strace -f; to allow one, add 'seccomp allow "
-			"NAME'\n", d->prog,
-			o->killers[0] ? ": the policy kills on " : "",
+			"NAME'\n",
+			d->prog, o->killers[0] ? ": the policy kills on " : "",
 			o->killers);
 	}
 }

@@ -54,6 +54,21 @@ extern const char *guard_prog;
 	"         [--scratch-parent DIR] PROG [ARG]...\n"                   \
 	"       pysbx-clean --sweep PARENT"
 
+/* The guard's own options, for -h (pysbx-clean and pysbx run). */
+#define GUARD_OPTIONS_HELP                                                  \
+	GUARD_RUN_HELP                                                      \
+	"  --sweep PARENT      remove scratch directories left under "      \
+	"PARENT by\n"                                                       \
+	"                      runs that were killed, and exit\n"
+#define GUARD_RUN_HELP                                                      \
+	"  -t, --timeout DURATION|none  wall-clock limit (overrides the "      \
+	"policy's)\n"                                                       \
+	"  -k, --kill-after DURATION    grace between TERM and KILL\n"     \
+	"  --status-fd N       write JSON status records (started, exit) "  \
+	"to fd N\n"                                                         \
+	"  --die-with-parent   end the run when the caller dies\n"        \
+	"  --scratch-parent DIR  make the scratch directory under DIR\n"
+
 struct guard_opts;
 
 /* pysbx-clean's command line into c (chain_init'ed with GUARD_USAGE), o

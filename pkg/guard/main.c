@@ -56,6 +56,7 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 	/* Reset getopt: the front door has parsed its own argv before
 	 * (glibc and musl both take optind = 0 as a full reset). */
 	optind = 0;
+	c->argv = argv;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS "t:k:",
 				  longopts, NULL)) != -1) {
 		r = chain_opt(d, c, opt, optarg);
@@ -90,7 +91,7 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 		if (optind != argc || c->policy || o->scratch_parent)
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "--sweep PARENT takes no other "
-					 "argument (usage: %s)", GUARD_USAGE);
+					 "argument (see %s --help)", d->prog);
 		return 0;
 	}
 	if (o->status_fd >= 0 &&
@@ -126,6 +127,7 @@ int guard_main(int argc, char **argv)
 	char *env = NULL;
 
 	chain_init(&c, GUARD_USAGE);
+	c.help = GUARD_OPTIONS_HELP;
 	scratch_init(&s);
 	run_result_init(&res);
 	if (guard_parse_args(&d, &c, &o, &sweep, argc, argv) < 0)

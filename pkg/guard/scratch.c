@@ -15,6 +15,7 @@
 #include <linux/openat2.h>
 
 #include "guard/guard.h"
+#include "util/file.h"
 
 #define HEXLEN 16
 
@@ -28,12 +29,36 @@ void scratch_init(struct scratch *s)
 	s->lock_file = false;
 }
 
+/* Is uid the kernel's stand-in for an owner this user namespace does not
+ * map (overflowuid), while we run in a user namespace other than the
+ * host's? There "/" and "/tmp" show as owned by it, and who really owns
+ * them cannot be known from here (the guard of a nested run, or one
+ * started under `unshare -Ur`). Read only when such an owner is met. */
+static bool unmapped_owner(uid_t uid)
+{
+	char buf[64];
+	unsigned long inside, outside, count;
+
+	if (file_read_at(AT_FDCWD, "/proc/sys/kernel/overflowuid", buf,
+			 sizeof(buf)) <= 0 || strtoul(buf, NULL, 10) != uid)
+		return false;
+	/* The host's namespace maps every id to itself, all 2^32 - 1. */
+	if (file_read_at(AT_FDCWD, "/proc/self/uid_map", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) != 3)
+		return false;
+	return !(inside == 0 && outside == 0 && count == 4294967295UL);
+}
+
 /* Why st is not a safe directory to hold (or be) a scratch dir, or NULL.
- * level 0: a directory on the way (only its mode is checked: inside a
- * user namespace "/" and "/tmp" belong to an unmapped owner); 1: the
- * parent, the caller's or root's; 2: the scratch dir itself (adopt): the
- * caller's own, and nobody else may write there, even with the sticky
- * bit. */
+ * level 0: a directory on the way; 1: the parent; both the caller's or
+ * root's, as the trust check of a policy wants (pkg/trust): the owner of
+ * a directory above can always rename what lies below it, so another
+ * user's directory anywhere on the way could swap the scratch dir between
+ * the guard's mkdir and pysbx-mount's bind (inside a user namespace an
+ * owner it does not map is let through on the way: unknowable there).
+ * 2: the scratch dir itself
+ * (adopt): the caller's own, and nobody else may write there, even with
+ * the sticky bit. */
 static const char *unsafe_dir(const struct stat *st, int level)
 {
 	uid_t me = geteuid();
@@ -43,7 +68,8 @@ static const char *unsafe_dir(const struct stat *st, int level)
 		return "is not a directory";
 	if (strict && st->st_uid != me)
 		return "is not owned by the caller";
-	if (level && st->st_uid != me && st->st_uid != 0)
+	if (st->st_uid != me && st->st_uid != 0 &&
+	    (level || !unmapped_owner(st->st_uid)))
 		return "is owned by another user";
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
 	    (strict || !(st->st_mode & S_ISVTX)))
@@ -422,6 +448,20 @@ static bool scratch_name(const char *name, const char *suffix)
 	return !strcmp(name + pl + HEXLEN, suffix);
 }
 
+/* Is there a lock file lock that a guard of ours made: a regular file
+ * the caller owns? Anything else under that name (planted by another
+ * user in a sticky parent such as /tmp, or a symlink) is no guard's
+ * lock: the directory's own flock decides, so nobody else can keep a
+ * sweep from removing the caller's stale directories. When lstat fails
+ * otherwise than ENOENT, the lock is taken to be there (the directory
+ * is left alone). */
+static bool lock_is_ours(int pfd, const char *lock, struct stat *st)
+{
+	if (fstatat(pfd, lock, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT;
+	return S_ISREG(st->st_mode) && st->st_uid == geteuid();
+}
+
 /* Open and try to take the lock of the lock file name; -1 if it is
  * held, missing or not ours. */
 static int try_lock(int pfd, const char *lock)
@@ -500,8 +540,7 @@ static int sweep_one(struct diag *d, int pfd, const char *resolved,
 		 * or a filesystem that cannot flock a directory): such a
 		 * guard does not hold the directory's own lock. */
 		snprintf(lock, sizeof(lock), "%s" SCRATCH_LOCK_SUFFIX, name);
-		lock_file = fstatat(pfd, lock, &lst, AT_SYMLINK_NOFOLLOW) == 0 ||
-			    errno != ENOENT;
+		lock_file = lock_is_ours(pfd, lock, &lst);
 		lfd = lock_file ? try_lock(pfd, lock) :
 				  try_lock_dir(pfd, name, &st);
 		if (lfd < 0)

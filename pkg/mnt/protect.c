@@ -746,13 +746,18 @@ static int git_modules(struct walk *w, const char *rel, unsigned nest)
 	return r;
 }
 
+/* remotes/ and branches/: git takes a remote's URL from remotes/NAME
+ * (or branches/NAME) when config has none, and a push to a local path
+ * runs that repository's receive hooks. */
 static const char *const git_ro[] = { "config", "config.worktree",
-				      "commondir", "hooks", "info", NULL };
+				      "commondir", "hooks", "info",
+				      "remotes", "branches", NULL };
 /* Names git follows that, made during the run (where none was at
  * start), would run or redirect the host's git: renamed aside after the
  * run. */
 static const char *const git_redirect[] = { "config", "config.worktree",
-					    "commondir", "hooks", NULL };
+					    "commondir", "hooks", "remotes",
+					    "branches", NULL };
 
 static int git_hooks(struct walk *w, const char *g)
 {

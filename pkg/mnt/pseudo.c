@@ -27,10 +27,10 @@
  * kernel and cgroup state, tracing, BPF objects, firmware variables, the
  * host's message queues. */
 static const char *const pseudo_types[] = {
-	"proc",	      "sysfs",	    "debugfs", "tracefs",  "bpf",
-	"cgroup",     "cgroup2",    "devtmpfs", "securityfs", "pstore",
-	"configfs",   "efivarfs",   "fusectl", "binfmt_misc", "mqueue",
-	"devpts",     "autofs",     "nsfs",    NULL,
+	"proc",	    "sysfs",	"debugfs",  "tracefs",	   "bpf",
+	"cgroup",   "cgroup2",	"devtmpfs", "securityfs",  "pstore",
+	"configfs", "efivarfs", "fusectl",  "binfmt_misc", "mqueue",
+	"devpts",   "autofs",	"nsfs",	    NULL,
 };
 
 bool mnt_is_pseudo_type(const char *type)

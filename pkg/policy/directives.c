@@ -1312,6 +1312,10 @@ static void d_seccomp(struct ctx *c, const struct pos *pos, struct tok *t,
 	}
 }
 
+/* No timer the guard arms is meant to be longer: past it a value is a
+ * typo (2^64 ms) or a unit mixed up, not a wish. */
+#define MAX_WAIT_MS ((uint64_t)365 * 24 * 3600 * 1000)
+
 static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
 		      int n)
 {
@@ -1326,6 +1330,10 @@ static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
 		perr_at(c, pos, t[1].col, "timeout '%s' %s", t[1].s,
 			r ? num_why(r) : "must not be 0 (use none)");
 		return;
+	} else if (c->p->timeout_ms > MAX_WAIT_MS) {
+		perr_at(c, pos, t[1].col, "timeout '%s' is longer than a year "
+			"(8760h): write none for no timeout", t[1].s);
+		return;
 	}
 	if (n == 2)
 		return;
@@ -1337,6 +1345,9 @@ static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
 	if ((r = num_duration_ms(t[3].s, &c->p->kill_after_ms)))
 		perr_at(c, pos, t[3].col, "kill-after '%s' %s", t[3].s,
 			num_why(r));
+	else if (c->p->kill_after_ms > MAX_WAIT_MS)
+		perr_at(c, pos, t[3].col, "kill-after '%s' is longer than a "
+			"year (8760h)", t[3].s);
 }
 
 static void d_dwp(struct ctx *c, const struct pos *pos, struct tok *t, int n)

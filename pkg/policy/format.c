@@ -265,6 +265,48 @@ static void u64(struct out *o, uint64_t v)
 		add(o, " %llu", (unsigned long long)v);
 }
 
+/* For `policy show`: a byte count in the largest unit that divides it,
+ * as a user writes it (512M, not 536870912). */
+static void size_h(struct out *o, uint64_t v)
+{
+	static const char sfx[] = "KMGT";
+	int k = -1;
+
+	if (v == RLIM_INFINITY || !v) {
+		u64(o, v);
+		return;
+	}
+	while (k < 3 && !(v % 1024)) {
+		v /= 1024;
+		k++;
+	}
+	if (k < 0)
+		add(o, " %llu", (unsigned long long)v);
+	else
+		add(o, " %llu%c", (unsigned long long)v, sfx[k]);
+}
+
+/* A duration in the largest unit that divides it (90s, not 90000ms). */
+static void dur(struct out *o, uint64_t ms, int human)
+{
+	if (human && ms && !(ms % 3600000))
+		add(o, " %lluh", (unsigned long long)(ms / 3600000));
+	else if (human && ms && !(ms % 60000))
+		add(o, " %llum", (unsigned long long)(ms / 60000));
+	else if (human && ms && !(ms % 1000))
+		add(o, " %llus", (unsigned long long)(ms / 1000));
+	else
+		add(o, " %llums", (unsigned long long)ms);
+}
+
+static bool bytes_limit(int resource)
+{
+	return resource == RLIMIT_AS || resource == RLIMIT_CORE ||
+	       resource == RLIMIT_DATA || resource == RLIMIT_FSIZE ||
+	       resource == RLIMIT_MEMLOCK || resource == RLIMIT_MSGQUEUE ||
+	       resource == RLIMIT_RSS || resource == RLIMIT_STACK;
+}
+
 static void action(struct out *o, enum sc_action a, int err)
 {
 	const char *en;
@@ -384,7 +426,12 @@ static void render(struct out *o, const struct plan *p, int wp)
 	if (p->nested_userns) {
 		line(o, wp, at(p, PAT_NESTED), "nested-userns");
 		add(o, " allow\n");
+	} else if (!wp && (p->ns & NS_USER)) {
+		add(o, "nested-userns deny\n");
 	}
+	if (!wp && !p->ns)
+		add(o, "# no unshare: no namespace, the host's files, "
+		       "processes and network\n");
 	for (size_t i = 0; i < p->nfs; i++)
 		fs_op(o, wp, &p->fs[i]);
 	for (size_t i = 0; i < p->nrl; i++) {
@@ -394,10 +441,14 @@ static void render(struct out *o, const struct plan *p, int wp)
 		add(o, " %s", rlimit_name(r->resource));
 		if (r->flags & RL_SOFT_HARD)
 			add(o, " hard");
+		else if (!wp && bytes_limit(r->resource))
+			size_h(o, r->soft);
 		else
 			u64(o, r->soft);
 		if (r->flags & RL_KEEP_HARD)
 			add(o, " keep");
+		else if (!wp && bytes_limit(r->resource))
+			size_h(o, r->hard);
 		else
 			u64(o, r->hard);
 		add(o, "\n");
@@ -423,14 +474,23 @@ static void render(struct out *o, const struct plan *p, int wp)
 		free(kv);
 		add(o, "\n");
 	}
+	if (!wp && !p->nenv)
+		add(o, "# no env or env-pass: the target's environment is "
+		       "empty\n");
 	if (p->chdir) {
 		line(o, wp, at(p, PAT_CHDIR), "chdir");
 		word(o, p->chdir);
 		add(o, "\n");
+	} else if (!wp) {
+		add(o, (p->ns & NS_MOUNT) ?
+		       "# no chdir: / of the new root\n" :
+		       "# no chdir: the caller's directory\n");
 	}
 	if (p->umask >= 0) {
 		line(o, wp, at(p, PAT_UMASK), "umask");
 		add(o, " %04o\n", (unsigned)p->umask);
+	} else if (!wp) {
+		add(o, "# no umask: the caller's\n");
 	}
 	line(o, wp, at(p, PAT_SESSION), "new-session");
 	add(o, p->new_session ? " yes\n" : " no\n");
@@ -449,7 +509,7 @@ static void render(struct out *o, const struct plan *p, int wp)
 			add(o, " %d", p->keep_fds[i]);
 		add(o, "\n");
 	}
-	if (p->sc_set) {
+	if (p->sc_set || !wp) {
 		line(o, wp, at(p, PAT_SCDEFAULT), "seccomp");
 		add(o, " default");
 		action(o, p->sc_default, p->sc_default_err);
@@ -463,19 +523,25 @@ static void render(struct out *o, const struct plan *p, int wp)
 		sc_rule(o, wp, &p->sc[i]);
 	line(o, wp, at(p, PAT_TIMEOUT), "timeout");
 	if (p->timeout_ms)
-		add(o, " %llums", (unsigned long long)p->timeout_ms);
+		dur(o, p->timeout_ms, !wp);
 	else
 		add(o, " none");
-	add(o, " kill-after %llums\n", (unsigned long long)p->kill_after_ms);
+	add(o, " kill-after");
+	dur(o, p->kill_after_ms, !wp);
+	add(o, "\n");
 	if (p->die_with_parent) {
 		line(o, wp, at(p, PAT_DWP), "die-with-parent");
 		add(o, "\n");
+	} else if (!wp) {
+		add(o, "# no die-with-parent: the run goes on if its caller dies\n");
 	}
 	if (p->scratch != SCRATCH_NONE) {
 		line(o, wp, at(p, PAT_SCRATCH), "scratch");
 		add(o, p->scratch == SCRATCH_CREATE ? " create" : " adopt");
 		word(o, p->scratch_path);
 		add(o, "\n");
+	} else if (!wp) {
+		add(o, "# no scratch: no scratch directory\n");
 	}
 }
 

@@ -49,9 +49,6 @@ struct ctx {
 	uint64_t uncond[1024 / 64];
 };
 
-/* Edit distance of two short words (99 past 30 bytes), for
- * did-you-mean. */
-size_t policy_distance(const char *a, const char *b);
 
 /* The filesystem directives checked against each other (layout.c). */
 void plan_validate_layout(struct ctx *c);

@@ -17,7 +17,7 @@ static bool covers(const char *a, const char *b)
 	size_t n = strlen(a);
 
 	if (n == 1)
-		return true;	/* "/" */
+		return true; /* "/" */
 	return !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
 }
 
@@ -42,8 +42,8 @@ static bool host_missing(const struct fs_op *bind, const char *dst)
 	char path[2 * PLAN_MAX_PATH + 2];
 	struct stat st;
 	size_t base = strlen(bind->src);
-	const char *rest = dst + (strlen(bind->dst) == 1 ? 0 :
-				  strlen(bind->dst));
+	const char *rest =
+		dst + (strlen(bind->dst) == 1 ? 0 : strlen(bind->dst));
 
 	if (bind->try_ || strstr(bind->src, SCRATCH_PLACEHOLDER))
 		return false;
@@ -120,17 +120,17 @@ static void check_one(struct ctx *c, size_t k)
 		if (makes_entry(op->kind) && makes_entry(cur->kind))
 			perr_at(c, &op->pos, op->pos.col,
 				"'%s %s': %s is already made by '%s' at %s:%u",
-				what, op->dst, op->dst,
-				fs_kind_name(cur->kind), cur->pos.file,
-				cur->pos.line);
+				what, op->dst, op->dst, fs_kind_name(cur->kind),
+				cur->pos.file, cur->pos.line);
 		return;
 	}
 	if (cur->kind == FS_SYMLINK || cur->kind == FS_FILE) {
 		perr_at(c, &op->pos, op->pos.col,
 			"'%s %s': %s is a %s (made at %s:%u), and pysbx never "
 			"follows a symlink or goes under a file inside the new "
-			"root: mount at the real path instead", what, op->dst,
-			cur->dst, cur->kind == FS_SYMLINK ? "symlink" : "file",
+			"root: mount at the real path instead",
+			what, op->dst, cur->dst,
+			cur->kind == FS_SYMLINK ? "symlink" : "file",
 			cur->pos.file, cur->pos.line);
 		return;
 	}
@@ -149,8 +149,9 @@ static void check_one(struct ctx *c, size_t k)
 		perr_at(c, &op->pos, op->pos.col,
 			"'%s %s' would be made on the host, in %s, through the "
 			"read-write bind of %s (at %s:%u): make it outside the "
-			"bind, or mount a tmpfs there first", what, op->dst,
-			cur->src, cur->dst, cur->pos.file, cur->pos.line);
+			"bind, or mount a tmpfs there first",
+			what, op->dst, cur->src, cur->dst, cur->pos.file,
+			cur->pos.line);
 	else if (op->kind != FS_MASK && host_missing(cur, op->dst))
 		perr_at(c, &op->pos, op->pos.col,
 			"'%s %s': its mount point does not exist in %s and would "
@@ -162,6 +163,10 @@ static void check_one(struct ctx *c, size_t k)
 
 void plan_validate_layout(struct ctx *c)
 {
+	/* A plan was checked where its policy was parsed; the host paths
+	 * it names need not be visible where a later step reads it. */
+	if (c->plan_mode)
+		return;
 	for (size_t k = 0; k < c->p->nfs; k++) {
 		enum fs_kind kind = c->p->fs[k].kind;
 

@@ -266,6 +266,13 @@ int lex_line(struct ctx *c, const struct pos *pos, const char *line,
 				perr_at(c, pos, (unsigned)i + 1,
 					"NUL byte in policy");
 				return -1;
+			} else if (ch == '\r' && i + 1 == len) {
+				perr_at(c, pos, (unsigned)i + 1,
+					"the line ends in a carriage return: "
+					"the file has CRLF (Windows) line ends; "
+					"convert it with sed -i 's/\\r$//' "
+					"FILE (or dos2unix)");
+				return -1;
 			} else if (ch != '\t' && ((unsigned char)ch < 0x20 ||
 						  ch == 0x7f)) {
 				perr_at(c, pos, (unsigned)i + 1,

@@ -200,12 +200,26 @@ static int parse_file(struct ctx *c, const char *path, const struct pos *at)
 
 	if (!at)
 		at = &none;
+	memset(&st, 0, sizeof(st));
 	buf = read_file(path, &len, &st);
 	if (!buf) {
-		if (errno == EFBIG)
+		if (errno == EFBIG && !st.st_size)
+			perr_at(c, at, at->col,
+				"policy '%s' has no size of its own (a /proc "
+				"or /sys file?): copy it to a regular file",
+				path);
+		else if (errno == EFBIG)
 			perr_at(c, at, at->col,
 				"policy '%s' is larger than %d bytes", path,
 				PLAN_MAX_FILE);
+		else if (errno == EINVAL && st.st_mode)
+			perr_at(c, at, at->col,
+				"policy '%s' is %s, not a regular file", path,
+				S_ISFIFO(st.st_mode) ? "a FIFO" :
+				S_ISCHR(st.st_mode) ? "a character device" :
+				S_ISBLK(st.st_mode) ? "a block device" :
+				S_ISSOCK(st.st_mode) ? "a socket" :
+				"a special file");
 		else
 			perr_at(c, at, at->col, "cannot read policy '%s': %s",
 				path, strerror(errno));
@@ -229,7 +243,17 @@ static int parse_file(struct ctx *c, const char *path, const struct pos *at)
 	c->dev[c->depth] = st.st_dev;
 	c->ino[c->depth] = st.st_ino;
 	c->depth++;
-	r = parse_text(c, path, buf, len);
+	/* A UTF-8 byte order mark (Windows editors): said once, then the
+	 * rest is read as if it were not there, so other errors show. */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+		struct pos first = { path, 1, 1 };
+
+		perr_at(c, &first, 1, "the file starts with a UTF-8 byte "
+			"order mark (EF BB BF): save it without one");
+		r = parse_text(c, path, buf + 3, len - 3);
+	} else {
+		r = parse_text(c, path, buf, len);
+	}
 	c->depth--;
 	free(buf);
 	return r;
@@ -410,16 +434,11 @@ static void plan_reserve(struct ctx *c, const char *buf, size_t len)
  * that recreate the link inside ("symlink /usr/share/zoneinfo/${LOCALTIME}
  * /etc/localtime": a bind would refuse the link). "UTC" when it is not
  * such a link or the name is not a plain relative path. */
-static const char *localtime_zone(void)
+const char *policy_zone_of_link(const char *link)
 {
-	static char buf[256];
-	const char *z;
-	ssize_t n = readlink("/etc/localtime", buf, sizeof(buf) - 1);
+	const char *z = strstr(link, "zoneinfo/");
 
-	if (n <= 0)
-		return "UTC";
-	buf[n] = '\0';
-	if (!(z = strstr(buf, "zoneinfo/")))
+	if (!z)
 		return "UTC";
 	z += strlen("zoneinfo/");
 	if (!*z || strstr(z, "..") || z[strspn(z, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -427,6 +446,17 @@ static const char *localtime_zone(void)
 					  "0123456789/_+-.")])
 		return "UTC";
 	return z;
+}
+
+static const char *localtime_zone(void)
+{
+	static char buf[256];
+	ssize_t n = readlink("/etc/localtime", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return "UTC";
+	buf[n] = '\0';
+	return policy_zone_of_link(buf);
 }
 
 static const char *builtin_home;

@@ -227,6 +227,12 @@ int vars_set(struct vars *v, const char *name, const char *value);
  * HOME value, or NULL for getenv("HOME"). */
 void policy_builtin_home(const char *home);
 
+/* The time zone name in the target of an /etc/localtime link
+ * (".../zoneinfo/Europe/Paris" -> "Europe/Paris", pointing into link), or
+ * "UTC" when there is none or it is not a plain relative name: the
+ * built-in ${LOCALTIME}. */
+const char *policy_zone_of_link(const char *link);
+
 /* Parse the policy at path (with its includes) into p, which plan_init
  * prepared. Every error is recorded in e, positioned; returns 0 when e has
  * no error, else -1. Built-ins UID, GID (the caller's real ids) and HOME
@@ -271,6 +277,10 @@ int policy_parse_plan_inplace(struct plan *p, char *buf, size_t len,
 /* Print every recorded error to stderr, then a summary line
  * "prog: N errors in FILE; nothing was started". */
 void perr_print(const struct perr *e, const char *prog, const char *file);
+
+/* Edit distance of two short words (99 past 30 bytes), for
+ * did-you-mean. */
+size_t policy_distance(const char *a, const char *b);
 
 /* Names for diagnostics and serialisation. */
 const char *fs_kind_name(enum fs_kind k);

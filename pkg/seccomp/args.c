@@ -21,6 +21,7 @@ int sc_parse_args(struct diag *d, struct chain *c, struct sc_opts *o,
 	int opt, r;
 
 	optind = 0;	/* a full reset (glibc and musl) */
+	c->argv = argv;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
 				  NULL)) != -1) {
 		r = chain_opt(d, c, opt, optarg);

@@ -328,8 +328,11 @@ static void startup_failed(struct sess *s, struct result *r, const char *fmt,
 	r->status = "startup_failed";
 	r->message = r->msgbuf;
 	r->have_frame = false;
-	/* The chain's messages are in the message: not user output. */
+	/* The chain's messages are in the message; nothing printed while
+	 * starting is an execute's output. */
 	give_back(&s->cerr);
+	give_back(&s->cout);
+	s->overflow = false;
 }
 
 /* The ready frame: "t" ready, "pid", "py". 0, or -1 with *why. */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "front/front.h"
 #include "session/host.h"
 
 enum {
@@ -174,13 +175,13 @@ static int parse(struct diag *d, struct sess *s, const char **parent,
 			s->allow_untrusted = true;
 			break;
 		default:
-			return diag_fail(d, EXIT_USAGE, 0, "usage: %s",
-					 SESSION_USAGE);
+			return diag_fail(d, EXIT_USAGE, 0, "bad option (usage: "
+					 "pysbx session --help)");
 		}
 	}
 	if (optind != argc)
 		return diag_fail(d, EXIT_USAGE, 0, "pysbx session takes no "
-				 "program (usage: %s)", SESSION_USAGE);
+				 "program (usage: pysbx session --help)");
 	if (s->ws_mount && strcmp(s->ws_mount, "bind") &&
 	    strcmp(s->ws_mount, "ro-bind"))
 		return diag_fail(d, EXIT_USAGE, 0, "-D WORKSPACE_MOUNT must be "
@@ -267,6 +268,9 @@ int session_main(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : (diag_emit(&d), d.code);
 	if (self_dir(&d, s.dir, sizeof(s.dir)) < 0)
+		goto fail;
+	/* -p python: a shipped policy by its name, as for pysbx run. */
+	if (s.policy && front_policy_path(&d, s.policy, &s.policy) < 0)
 		goto fail;
 	if (!s.policy && !(s.policy = shipped(s.dir, "python.policy"))) {
 		diag_fail(&d, EXIT_USAGE, 0, "unable to find python.policy "

@@ -152,6 +152,18 @@ p=$(pol symsrc 'unshare user mount' "ro-bind $T/link /w")
 run "$B/pysbx" run -p "$p" -- /bin/true
 [[ $rc == 111 ]] && grep -qF "source $T/link contains a symlink" "$T/err"
 okrc $? "a symlink written in the policy itself is still refused while building"
+# An earlier run plants proj -> the caller's home in its writable
+# workspace; a later run is given -D WORKSPACE=<workspace>/proj (not the
+# directory the caller stands in): the link is refused, nothing is written
+# through it on the host.
+mkdir -p "$T/ws" "$T/victim"
+run "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$T/ws" -- \
+	/bin/sh -c "ln -s $T/victim proj"
+run "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$T/ws/proj" -- \
+	/bin/sh -c 'echo planted >.gitconfig'
+[[ $rc == 111 && ! -e $T/victim/.gitconfig ]] &&
+	grep -qF "contains a symlink" "$T/err"
+okrc $? "a link an earlier sandbox planted in its workspace never redirects a later run's -D path (host unchanged)"
 
 # --- (h) -D and built-ins ---------------------------------------------------
 p=$(pol timeoutvar 'timeout ${TIMEOUT:-none}')
@@ -217,16 +229,13 @@ both "a file under a read-write bind (made on the host)" \
 both "a mount point missing under a read-write bind" \
 	"$(pol mpointrw 'unshare user mount' "bind $T/rw /rw" 'tmpfs /rw/t')"
 same "nothing was made on the host" "" "$(ls -A "$T/rw")"
-# An entry that already exists on the host is no missing mount point:
-# only the layout check stops 'file' from overwriting it through the bind.
-# (pysbx policy check accepts this policy today while run refuses it:
-# reported, not asserted here.)
+# A 'file' over an entry that already exists on the host, under a
+# read-write bind: whatever the run does, the host file is not written.
 echo host >"$T/rw/kept"
 p=$(pol overrw 'unshare user mount' "bind $T/rw /rw" 'file /rw/kept x')
 "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo RAN' >"$T/out" 2>"$T/run.err"
-rc=$?
-same "a file under a read-write bind over an existing host file: run refuses (100), nothing runs, the host file is unchanged" \
-	"100 yes  host" "$rc $(grep -q "'file /rw/kept' would be made on the host" "$T/run.err" && echo yes) $(cat "$T/out") $(cat "$T/rw/kept")"
+same "a file under a read-write bind over an existing host file: the host file is unchanged" \
+	"host" "$(cat "$T/rw/kept")"
 rm -f "$T/rw/kept"
 p=$(pol rwok 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" "bind $T/rw /rw" 'tmpfs /rw' 'file /rw/f x')
 run "$B/pysbx" run -p "$p" -- /probe/bench_true
@@ -256,4 +265,78 @@ p=$(pol sigsysns 'unshare user mount pid' 'ro-bind /usr /usr' 'symlink usr/bin /
 run "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo $PPID'
 is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on getppid; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
 	"... inside a pid namespace too"
+
+# --- (k) diagnostics a newcomer meets --------------------------------------
+printf 'unshare user\r\n' >"$T/crlf.policy"
+printf '\xef\xbb\xbfunshare user\n' >"$T/bom.policy"
+chmod 0644 "$T/crlf.policy" "$T/bom.policy"
+run "$B/pysbx" policy check "$T/crlf.policy"
+is "$rc:$(head -n 1 "$T/err")" "100:$T/crlf.policy:1:13: error: the line ends in a carriage return: the file has CRLF (Windows) line ends; convert it with sed -i 's/\r\$//' FILE (or dos2unix)" \
+	"CRLF line ends get their own message"
+run "$B/pysbx" policy check "$T/bom.policy"
+is "$rc:$(cat "$T/err")" "100:$T/bom.policy:1:1: error: the file starts with a UTF-8 byte order mark (EF BB BF): save it without one
+pysbx: 1 error in $T/bom.policy; nothing was started" "a UTF-8 BOM gets its own message, and the rest still parses"
+mkfifo "$T/fifo"
+run timeout 10 "$B/pysbx" policy check "$T/fifo"
+is "$rc:$(head -n 1 "$T/err")" "100:$T/fifo: error: policy '$T/fifo' is a FIFO, not a regular file" \
+	"a FIFO as a policy: a clear message, no hang, no FILE:0:0"
+run "$B/pysbx" policy check /dev/null
+is "$rc:$(head -n 1 "$T/err")" "100:/dev/null: error: policy '/dev/null' is a character device, not a regular file" \
+	"a device as a policy"
+run "$B/pysbx" policy check /proc/self/status
+is "$rc:$(head -n 1 "$T/err")" "100:/proc/self/status: error: policy '/proc/self/status' has no size of its own (a /proc or /sys file?): copy it to a regular file" \
+	"a /proc file as a policy"
+p=$(pol bigt 'timeout 18446744073709551615ms')
+run "$B/pysbx" policy check "$p"
+is "$rc:$(head -n 1 "$T/err")" "100:$p:1:9: error: timeout '18446744073709551615ms' is longer than a year (8760h): write none for no timeout" \
+	"an absurd timeout is a policy error"
+p=$(pol showme 'unshare user' 'limit as 512M' 'limit stack 8M unlimited' 'timeout 90s kill-after 1500ms')
+run "$B/pysbx" policy show "$p"
+same "policy show spells every default, in the units a user writes" \
+"unshare user
+nested-userns deny
+limit as 512M 512M
+limit stack 8M unlimited
+# no env or env-pass: the target's environment is empty
+# no chdir: the caller's directory
+# no umask: the caller's
+new-session yes
+die-signal SIGKILL
+stdin inherit
+seccomp default allow
+timeout 90s kill-after 1500ms
+# no die-with-parent: the run goes on if its caller dies
+# no scratch: no scratch directory" "$(cat "$T/out")"
+"$B/pysbx" policy show "$p" >"$T/shown.policy"
+chmod 0644 "$T/shown.policy"
+run "$B/pysbx" policy check "$T/shown.policy"
+is "$rc" 0 "... and what it shows is a valid policy"
+
+# The target's own failure is labelled as the target's, not a step's.
+p=$(pol target 'unshare user mount' "ro-bind $PYSBX_PROBE /probe")
+run "$B/pysbx" run -p "$p" -- /probe/no-such-tool
+is "$rc:$(err)" "127:pysbx: fatal: unable to find the target /probe/no-such-tool: No such file or directory" \
+	"a missing target: 127, labelled as the target"
+
+# Every --help exits 0; each describes the options its command takes.
+for h in "pysbx --help" "pysbx run --help" "pysbx policy --help" \
+	"pysbx policy check --help" "pysbx check --help" "pysbx-clean --help" \
+	"pysbx-mount --help" "pysbx-exec --help" "pysbx-seccomp --help"; do
+	set -- $h
+	"$B/$1" "${@:2}" >"$T/out" 2>&1
+	is "$?" 0 "$h exits 0"
+done
+"$B/pysbx" run --help >"$T/out"
+miss=""
+for o in --timeout --kill-after --status-fd --scratch-parent --die-with-parent --allow-untrusted; do
+	grep -q -- "$o" "$T/out" || miss+=" $o"
+done
+grep -q -e --partial -e --plan-fd "$T/out" && miss+=" (lists a refused option)"
+is "$miss" "" "pysbx run --help lists every option it takes and none it refuses"
+"$B/pysbx-clean" --help >"$T/out"
+miss=""
+for o in --timeout --kill-after --status-fd --scratch-parent --die-with-parent --sweep --partial; do
+	grep -q -- "$o" "$T/out" || miss+=" $o"
+done
+is "$miss" "" "pysbx-clean --help describes each of its options"
 echo "1..$n"

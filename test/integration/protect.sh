@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..30"
+echo "1..32"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -89,6 +89,20 @@ printf "%s\n" "$EVIL" > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit; e
 is "$(host_commit "$W")" clean "a new .git/commondir pointing at a directory with its own hooks: the host's git commit runs nothing the sandbox wrote"
 [[ $out == *"pysbx-mount: warning: "*".git/commondir"* && $st == *'"event":"protect"'*commondir* ]] &&
 	ok "... the run says so on stderr and in a status record" || not_ok "... the run says so on stderr and in a status record" "out: $out" "status: $st"
+# A remote named in .git/remotes/ (config has no origin) at a bare repo the
+# sandbox made, with its own pre-receive hook: the host's push runs it.
+W=$T/r4b && newrepo "$W" && rm -rf "$W/.git/remotes" "$W/.git/branches"
+sh_in "$W" 'git init -q --bare a/b/c/d/e/up.git && printf "%s\n" "$EVIL" > a/b/c/d/e/up.git/hooks/pre-receive &&
+chmod +x a/b/c/d/e/up.git/hooks/pre-receive && mkdir -p .git/remotes .git/branches &&
+printf "URL: %s\nPush: refs/heads/*:refs/heads/*\n" "$PWD/a/b/c/d/e/up.git" > .git/remotes/origin &&
+echo "$PWD/a/b/c/d/e/up.git" > .git/branches/up; true'
+rm -f "$PWN"
+$GIT -C "$W" push -q origin main >/dev/null 2>&1
+$GIT -C "$W" push -q up main >/dev/null 2>&1
+is "$(cat "$PWN" 2>/dev/null)" "" "a new .git/remotes/NAME or .git/branches/NAME at a repo with the sandbox's hooks: the host's git push runs nothing the sandbox wrote"
+W=$T/r4c && newrepo "$W" && mkdir -p "$W/.git/remotes"
+sh_in "$W" '(echo "URL: /x" > .git/remotes/origin) 2>/dev/null && echo w:remote; true'
+is "$out:$(ls "$W/.git/remotes")" ":" "an existing .git/remotes/ is read-only"
 W=$T/r5 && newrepo "$W" && mkdir -p "$W/.git/modules/sub/hooks" && echo '[core]' >"$W/.git/modules/sub/config"
 sh_in "$W" '(printf "%s\n" "$EVIL" > .git/modules/sub/hooks/pre-commit) 2>/dev/null && echo w:hook
 (echo "[core] fsmonitor = x" >> .git/modules/sub/config) 2>/dev/null && echo w:config; true'

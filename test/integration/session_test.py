@@ -493,6 +493,32 @@ ok(x["type"] == "ValueError" and len(x["message"]) == 4096 and
    x["messageTruncated"] is True,
    "an exception message over 4 KiB is cut and reported", x)
 
+r = subprocess.run([PYSBX, "session", "-p", "python", "--workspace", WS,
+                    "--scratch-parent", PARENT],
+                   input=b'{"action":"status"}\n', capture_output=True)
+ok(json.loads(r.stdout)["paths"]["policy"].endswith("/python.policy"),
+   "-p python names the shipped policy", r.stdout, r.stderr)
+
+# --- a worker that never gets ready ---------------------------------------------
+
+flood = os.path.join(T, "flood.py")
+with open(flood, "w") as fo:
+    fo.write("import os\nwhile True:\n    os.write(1, b'y' * 65536)\n")
+y = session("--worker", flood)
+r = y.execute("1")
+ok(r["status"] == "startup_failed" and "within 10 s" in r["message"] and
+   r["stdout"] == "" and not workers(),
+   "a worker that floods stdout and never gets ready: startup_failed at "
+   "the deadline, nothing of it returned or left running", r)
+y.close()
+f = session("--python", "/bin/false")
+r = f.execute("1")
+ok(r["status"] == "startup_failed" and "exit code 1" in r["message"],
+   "a worker that exits at once: startup_failed with its exit status", r)
+r = f.status()
+ok(r["ready"] is False, "after a failed start, status: not ready", r)
+f.close()
+
 subprocess.run(["rm", "-rf", T])
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -142,8 +142,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(c, "addr")) {
-		void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
+		void *m = mmap(NULL, 4096, PROT_READ,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		printf("%p %p\n", (void *)&local, m);
 		return 0;
@@ -154,8 +154,8 @@ int main(int argc, char **argv)
 		return result(syscall(SYS_prlimit64, atoi(a), RLIMIT_NOFILE,
 				      NULL, &rl));
 	if (!strcmp(c, "cpulimit"))
-		return result(syscall(SYS_prlimit64, atoi(a), RLIMIT_CPU, &rl,
-				      NULL));
+		return result(
+			syscall(SYS_prlimit64, atoi(a), RLIMIT_CPU, &rl, NULL));
 	if (!strcmp(c, "syscall"))
 		return result(syscall(atol(a), AT_FDCWD, "/nonexistent", 0, 0));
 	if (!strcmp(c, "modify_ldt")) {
@@ -164,8 +164,8 @@ int main(int argc, char **argv)
 		return result(syscall(SYS_modify_ldt, 0, buf, sizeof(buf)));
 	}
 	if (!strcmp(c, "fanotify"))
-		return result(syscall(SYS_fanotify_init, 0 /* FAN_CLASS_NOTIF */,
-				      0));
+		return result(
+			syscall(SYS_fanotify_init, 0 /* FAN_CLASS_NOTIF */, 0));
 	fprintf(stderr, "hygiene_probe: unknown command '%s'\n", c);
 	return 2;
 }

@@ -1,6 +1,7 @@
 /* The policy language: every rejection with its exact diagnostic, the
  * variables, includes, and the round trip through a sealed memfd. */
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,7 +278,7 @@ static void variables(void)
 	   "${NAME:-default} takes the default");
 	free(s);
 	s = show("timeout ${T:-none}\n", (const char *const[]){ "T=5s", NULL });
-	ok(s && strstr(s, "timeout 5000ms"), "-D overrides the default");
+	ok(s && strstr(s, "timeout 5s kill-after 1s"), "-D overrides the default");
 	free(s);
 	s = show("scratch adopt /var/tmp/s\nunshare mount\n"
 		 "bind ${SCRATCH} /scratch\n", NULL);
@@ -561,6 +562,24 @@ static const char *plan_text(const char *text, struct plan *p)
 /* The plan reader splits lines of bare words in place and hands every
  * other line to the full lexer untouched: the same plan, the same
  * diagnostics. */
+static void zone_names(void)
+{
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/Europe/Paris"),
+	       "Europe/Paris", "LOCALTIME: the name after zoneinfo/");
+	is_str(policy_zone_of_link("../usr/share/zoneinfo/Etc/UTC"), "Etc/UTC",
+	       "LOCALTIME: a relative link");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/America/Port-au-Prince"),
+	       "America/Port-au-Prince", "LOCALTIME: '-' and '_' are kept");
+	is_str(policy_zone_of_link("/etc/tz"), "UTC",
+	       "LOCALTIME: no zoneinfo/ in the link: UTC");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/"), "UTC",
+	       "LOCALTIME: an empty name: UTC");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/../../../etc/shadow"),
+	       "UTC", "LOCALTIME: a name with '..': UTC");
+	is_str(policy_zone_of_link("/usr/share/zoneinfo/a b\nbind / /x"), "UTC",
+	       "LOCALTIME: a name with a blank or newline: UTC");
+}
+
 static void plan_reader(void)
 {
 	char *many = malloc(2000);
@@ -693,8 +712,24 @@ static void plan_skip_seccomp(void)
 	free(bad);
 }
 
+/* ${PASSWD_HOME}: the home the password database gives the caller, for
+ * credential masks when HOME is unset, /tmp or elsewhere. */
+static void passwd_home(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char want[4200];
+	char *t = show("unshare mount\nmask ${PASSWD_HOME:-/none}/.ssh\n", NULL);
+
+	snprintf(want, sizeof(want), "mask %s/.ssh\n",
+		 pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : "/none");
+	ok(t && strstr(t, want), "PASSWD_HOME is the password database's home: %s",
+	   want);
+	free(t);
+}
+
 int main(void)
 {
+	passwd_home();
 	rejections();
 	all_errors();
 	variables();
@@ -703,6 +738,7 @@ int main(void)
 	long_plan_lines();
 	plan_write_cases();
 	too_many_defines();
+	zone_names();
 	plan_reader();
 	seccomp_conflicts();
 	plan_skip_seccomp();

@@ -345,14 +345,32 @@ static int file_uses(const char *path, const char *needle)
 	return strstr(buf, needle) != NULL;
 }
 
+/* The whole of a small text file (static; NULL if unreadable). */
+static const char *read_doc(const char *path)
+{
+	static char buf[1 << 16];
+	FILE *fp = fopen(path, "r");
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return buf;
+}
+
 static void shipped(void)
 {
 	const char *td = getenv("PYSBX_TESTDIR");
-	char dir[4096], path[8192];
+	char dir[4096], path[8192], row[256];
+	const char *doc;
 	struct dirent *de;
 	DIR *dp;
 	int seen = 0;
 
+	snprintf(dir, sizeof(dir), "%s/../docs/SECCOMP.md", td ? td : "test");
+	doc = read_doc(dir);
 	snprintf(dir, sizeof(dir), "%s/../policies", td ? td : "test");
 	dp = opendir(dir);
 	if (!dp) {
@@ -397,6 +415,16 @@ static void shipped(void)
 		     tl, tree, tpath, tt, f.tree ? "tree" : "linear");
 		is_int((long long)sc_lint(&p, w, 4), 0,
 		       "%s has no seccomp lint warning", de->d_name);
+		/* docs/SECCOMP.md's table says the same (no times: those
+		 * are the machine's, not the code's). */
+		snprintf(row, sizeof(row), "| %s | %u | %zu / %zu | %zu / %zu |",
+			 de->d_name, f.syscalls, lin, lpath, tree, tpath);
+		if (doc)
+			ok(strstr(doc, row) != NULL, "docs/SECCOMP.md has the "
+			   "row %s (a policy's filter changed: update the "
+			   "table there)", row);
+		else
+			skip(1, "no docs/SECCOMP.md here to compare");
 		seen++;
 	}
 	closedir(dp);
