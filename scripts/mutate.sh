@@ -705,3 +705,17 @@ __MUTATIONS__
 -			return *why = "a result has an unknown field", -1;
 +		if (0 && k == sizeof(keys) / sizeof(keys[0]))
 +			return *why = "a result has an unknown field", -1;
+
+@@ name: protect-include-not-followed
+@@ invariant: POLICY protect: core.hooksPath in a file the git config includes (at any level) is protected (red-team F4)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-	if (!hooks && S_ISREG(st.st_mode) && c->depth < INCLUDE_DEPTH) {
++	if (0) {
+
+@@ name: protect-hookspath-first-worktree-only
+@@ invariant: POLICY protect: a relative core.hooksPath is protected in every worktree that uses the git dir (red-team F3)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-		return wt ? git_worktree(w, g, wt, nest) : 0;
++		return 0;
