@@ -229,8 +229,7 @@ for r in "${RECS[@]}"; do
 			result="SURVIVED"
 			bad=$((bad + 1))
 		else
-			first=$(grep -m1 -E '^[a-z_/]+: not ok' "$S/run.log")
-			[[ -n $first ]] || first=$(grep -m1 ': FAILED' "$S/run.log")
+			first=$(grep -m1 -E '^[a-z_/]+: (not ok|FAILED)' "$S/run.log")
 			result="killed: ${first:0:110}"
 			killed=$((killed + 1))
 		fi
@@ -548,10 +547,10 @@ __MUTATIONS__
 @@ name: monitor-no-pdeathsig
 @@ invariant: DESIGN 7: the guard's death kills every process in the sandbox (the monitor's parent-death signal)
 @@ file: pkg/mnt/sandbox.c
-@@ tests: security/faults integration/clean
--	find_tooldirs(m);
+@@ tests: integration/mount security/faults integration/clean
+-		return MNT_EXEC;
 -	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-+	find_tooldirs(m);
++		return MNT_EXEC;
 +	if (0)
 
 @@ name: guard-child-no-pdeathsig
@@ -562,11 +561,31 @@ __MUTATIONS__
 +	if (getppid() != s->guard)
 
 @@ name: guard-no-tree-kill
-@@ invariant: DESIGN 7: the guard kills every process of the sandbox, setsid'd daemons included
+@@ invariant: DESIGN 7: the guard kills every process of the sandbox, setsid'd daemons included (not only its process group, as timeout(1) does)
 @@ file: pkg/guard/kill.c
 @@ tests: integration/clean
--		if (descendant(ps, n, i, self) && ps[i].state != 'Z' &&
-+		if (0 && descendant(ps, n, i, self) && ps[i].state != 'Z' &&
+-		if (kill_children() <= 0)
+-			break;	/* the rest are deeper: the /proc walk */
+-		sched_yield();	/* let the killed ones exit */
+-	}
+-	for (int round = 0; round < KILL_ROUNDS; round++) {
+-		reap(child, status, reaped);
+-		if (no_children())
+-			return 0;
+-		/* The group id is safe to signal only while its leader is
+-		 * unreaped: after that the number may be reused. */
+-		int n = kill_descendants(*reaped ? 0 : pgid);
++		if (1 || kill_children() <= 0)
++			break;	/* the rest are deeper: the /proc walk */
++		sched_yield();	/* let the killed ones exit */
++	}
++	for (int round = 0; round < KILL_ROUNDS; round++) {
++		reap(child, status, reaped);
++		if (no_children())
++			return 0;
++		/* The group id is safe to signal only while its leader is
++		 * unreaped: after that the number may be reused. */
++		int n = *reaped ? 0 : kill(-pgid, SIGKILL) == 0;
 
 @@ name: guard-no-kill-after-grace
 @@ invariant: DESIGN 7 / GUARD: after the grace period the guard KILLs
@@ -603,7 +622,7 @@ __MUTATIONS__
 @@ name: trust-any-owner
 @@ invariant: DESIGN 8: a policy owned by someone else (neither root nor the caller) is refused
 @@ file: pkg/trust/trust.c
-@@ tests: integration/policy_cli integration/check
+@@ tests: integration/exec integration/policy_cli
 -	return uid == 0 || uid == getuid();
 +	(void)uid;
 +	return 1;
@@ -612,10 +631,8 @@ __MUTATIONS__
 @@ invariant: DESIGN 8: a policy or binary under a read-write bind of its own sandbox is refused
 @@ file: pkg/trust/trust.c
 @@ tests: integration/policy_cli integration/check security/escape
--		if (!src || !beneath(real, src))
--			continue;
-+		if (!src || !beneath(real, src) || 1)
-+			continue;
+-		if (!src || (!beneath(real, src) && by_inode != (long)i))
++		if (!src || (!beneath(real, src) && by_inode != (long)i) || 1)
 
 @@ name: protect-hardlink-allowed
 @@ invariant: SECURITY What is not protected / POLICY protect: a protected file with other hard links is refused (a write through the other name would change it)
@@ -654,14 +671,6 @@ __MUTATIONS__
 -		return bl >= pl && !strcmp(base + bl - pl, pat + 1);
 +		return bl >= pl && !strncmp(base, pat + 1, pl);
 
-@@ name: tooldir-writable
-@@ invariant: DESIGN Reaching the next steps after pivot_root: the toolkit's directory is bound read-only, never writable from inside
-@@ file: pkg/mnt/ops.c
-@@ tests: security/escape integration/mount
--	tree = dst < 0 ? -1 : mnt_clone_with(src, MOUNT_ATTR_RDONLY |
--						      MOUNT_ATTR_NOSUID |
-+	tree = dst < 0 ? -1 : mnt_clone_with(src, MOUNT_ATTR_NOSUID |
-
 @@ name: mask-symlink-itself
 @@ invariant: DESIGN mask decision / SECURITY: a masked dotfile that is a symlink has its target masked (what the sandbox would read)
 @@ file: pkg/mnt/ops.c
@@ -672,20 +681,27 @@ __MUTATIONS__
 +		return 0;
 +	snprintf(real, sizeof(real), "%s", op->dst);
 
-@@ name: layout-host-entry-allowed
-@@ invariant: DESIGN 3 / SECURITY Host files: nothing is created on the host through a read-write bind (refused before anything runs)
-@@ file: pkg/policy/layout.c
-@@ tests: integration/newcomer
--	if (makes_entry(op->kind))
--		perr_at(c, &op->pos, op->pos.col,
--			"'%s %s' would be made on the host, in %s, through the "
-+	if (0 && makes_entry(op->kind))
-+		perr_at(c, &op->pos, op->pos.col,
-+			"'%s %s' would be made on the host, in %s, through the "
-
 @@ name: layout-host-mountpoint-allowed
 @@ invariant: DESIGN 3 / SECURITY Host files: a missing mount point is never made on the host through a read-write bind
 @@ file: pkg/policy/layout.c
 @@ tests: integration/newcomer
 -	else if (op->kind != FS_MASK && host_missing(cur, op->dst))
 +	else if (op->kind != FS_MASK && 0 && host_missing(cur, op->dst))
+
+@@ name: session-result-any-id
+@@ invariant: SECURITY (session's host side): a result is accepted only with its request's fresh id, so user code cannot forge one
+@@ file: pkg/session/host.c
+@@ tests: integration/session
+-	if (!is(v, vl, nonce))
+-		return *why = "a result for another request", -1;
++	if (0 && !is(v, vl, nonce))
++		return *why = "a result for another request", -1;
+
+@@ name: session-result-any-field
+@@ invariant: SECURITY (session's host side): a result frame with an unknown field is refused (nothing unchecked reaches the client)
+@@ file: pkg/session/host.c
+@@ tests: integration/session
+-		if (k == sizeof(keys) / sizeof(keys[0]))
+-			return *why = "a result has an unknown field", -1;
++		if (0 && k == sizeof(keys) / sizeof(keys[0]))
++			return *why = "a result has an unknown field", -1;

@@ -21,7 +21,7 @@ chmod -R a-w "$T/host"
 BASIC=(-p "$FIX/basic.policy" -D PROBE="$PROBE" -D HOSTDIR="$T/host")
 sbx() { "$MNT" "${BASIC[@]}" "$P" "$@" 2>&1; }
 
-echo "1..40"
+echo "1..41"
 
 same "the root holds exactly what the policy made" \
 	"$(printf '%s\n' data dev etc probe probe-link proc ro tmp)" "$(sbx ls /)"
@@ -141,6 +141,15 @@ kill -KILL "$mon"
 wait "$mon" 2>/dev/null
 wait_for gone
 same "SIGKILL of the monitor ends the whole sandbox" "" "$(running "daemon-sleep sig-$$")"
+# Standalone, whatever started pysbx-mount may die: the monitor's own
+# parent-death signal then ends it, and with it the sandbox.
+bash -c '"$@" >/dev/null 2>&1 & wait' _ "$MNT" "${BASIC[@]}" "$P" daemon-sleep "sig-$$" &
+par=$!
+wait_for up
+kill -KILL "$par"
+wait "$par" 2>/dev/null
+wait_for gone
+same "SIGKILL of pysbx-mount's parent ends the whole sandbox (parent-death signal)" "" "$(running "daemon-sleep sig-$$")"
 "$MNT" --report-fd 3 "${BASIC[@]}" "$P" exit 7 3>"$T/rep" >/dev/null 2>&1
 rc=$?
 got=$(sed 's/"pid":[0-9]*/"pid":N/' "$T/rep")

@@ -229,6 +229,14 @@ both "a file under a read-write bind (made on the host)" \
 both "a mount point missing under a read-write bind" \
 	"$(pol mpointrw 'unshare user mount' "bind $T/rw /rw" 'tmpfs /rw/t')"
 same "nothing was made on the host" "" "$(ls -A "$T/rw")"
+# A 'file' over an entry that already exists on the host, under a
+# read-write bind: whatever the run does, the host file is not written.
+echo host >"$T/rw/kept"
+p=$(pol overrw 'unshare user mount' "bind $T/rw /rw" 'file /rw/kept x')
+"$B/pysbx" run -p "$p" -- /bin/sh -c 'echo RAN' >"$T/out" 2>"$T/run.err"
+same "a file under a read-write bind over an existing host file: the host file is unchanged" \
+	"host" "$(cat "$T/rw/kept")"
+rm -f "$T/rw/kept"
 p=$(pol rwok 'unshare user mount' "ro-bind $PYSBX_PROBE /probe" "bind $T/rw /rw" 'tmpfs /rw' 'file /rw/f x')
 run "$B/pysbx" run -p "$p" -- /probe/bench_true
 is "$rc:$(err):$(ls -A "$T/rw")" "0::" "under a tmpfs over the bind, made in the sandbox only"
