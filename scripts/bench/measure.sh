@@ -198,13 +198,16 @@ REVERSE=1 bench steps "$STD" \
 	"pysbx-clean alone" "$BIN/pysbx-clean -- $PROBE/bench_true" \
 	"the guard's duties alone (bench_guard)" "$PROBE/bench_guard /tmp $PROBE/bench_true" \
 	"the seccomp step's duty alone (bench_filter)" "$PROBE/bench_filter $FILTER $PROBE/bench_true" \
-	"pysbx-exec alone" "$BIN/pysbx-exec -p $POL_HOST $AD -- $PROBE/bench_true" \
-	"pysbx-seccomp alone" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_true" \
+	"pysbx-exec alone" "$BIN/pysbx-exec --partial -p $POL_HOST $AD -- $PROBE/bench_true" \
+	"pysbx-seccomp alone" "$BIN/pysbx-seccomp --partial -p $POL $AD -- $PROBE/bench_true" \
 	"pysbx-seccomp --export only" "$BIN/pysbx-seccomp -p $POL $AD --export /dev/null" \
-	"pysbx-mount alone" "$BIN/pysbx-mount -p $POL $AD -- $T" \
-	"pysbx-mount alone, no net ns" "$BIN/pysbx-mount -p $POL_NONET $AD -- $T" \
+	"pysbx-mount alone" "$BIN/pysbx-mount --partial -p $POL $AD -- $T" \
+	"pysbx-mount alone, no net ns" "$BIN/pysbx-mount --partial -p $POL_NONET $AD -- $T" \
 	"pysbx policy show" "$BIN/pysbx policy show $POL $HD >/dev/null"
 
+# A step, or a chain missing steps, runs python.policy only with --partial
+# (it says the rest of the policy is applied elsewhere): without it, it
+# refuses a policy it would apply only in part.
 # The chain rows use the policy without a net namespace: a net namespace's
 # creation and (asynchronous) teardown add milliseconds of variance that
 # would drown the cost of one execve.
@@ -220,10 +223,10 @@ REVERSE=1 bench chain "$STD" \
 	"run: front+clean+mount+exec+seccomp" "$(pysbx_cmd "$POL_NONET" $T)" \
 	"run, scratch adopted (not created)" "$BIN/pysbx run -p $POL_NONET $AD -- $T" \
 	"clean+mount+exec+seccomp" "$BIN/pysbx-clean -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
-	"clean+mount+exec" "$BIN/pysbx-clean -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $T" \
-	"clean+mount+seccomp" "$BIN/pysbx-clean -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-seccomp -- $T" \
-	"clean+mount" "$BIN/pysbx-clean -p $POL_NONET $HD -- $BIN/pysbx-mount -- $T" \
-	"mount+exec+seccomp" "$BIN/pysbx-mount -p $POL_NONET $AD -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
+	"clean+mount+exec" "$BIN/pysbx-clean --partial -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $T" \
+	"clean+mount+seccomp" "$BIN/pysbx-clean --partial -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-seccomp -- $T" \
+	"clean+mount" "$BIN/pysbx-clean --partial -p $POL_NONET $HD -- $BIN/pysbx-mount -- $T" \
+	"mount+exec+seccomp" "$BIN/pysbx-mount --partial -p $POL_NONET $AD -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
 	"${SHM_ROW[@]}"
 
 # 4. syscall overhead of the filter. Seconds per run: a neighbour's burst
@@ -231,7 +234,7 @@ REVERSE=1 bench chain "$STD" \
 # run, 1.02-1.04x in the runs around it), hence both orders.
 REVERSE=1 bench loop "--warmup 1 --runs ${BENCH_LOOP_RUNS:-5}" \
 	"bench_loop $LOOP_N (no filter)" "$PROBE/bench_loop $LOOP_N" \
-	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp -p $POL $AD -- $PROBE/bench_loop $LOOP_N"
+	"bench_loop $LOOP_N under python.policy's filter" "$BIN/pysbx-seccomp --partial -p $POL $AD -- $PROBE/bench_loop $LOOP_N"
 
 # 5. throughput: BATCH sandboxes, PAR at a time. Both through sh -c (bwrap
 # needs it for its fds), so both pay the same extra exec. The reference
