@@ -14,9 +14,9 @@
 # build/bin, the probes and the policies (plus two variants of
 # python.policy made by scripts/bench/derive.sh) into a fresh directory
 # under /tmp readable by all and runs the measurements through
-# setpriv as uid/gid BENCH_UID (default 4243: not test/run.sh's 4242, so
-# that a test run at the same time and this script never take each other's
-# processes for leftovers) with no groups, no capabilities and a clean
+# setpriv as uid/gid BENCH_UID (default 4243: outside test/run.sh's
+# 42000-42999, so that a test run at the same time and this script never
+# take each other's processes for leftovers) with no groups, no capabilities and a clean
 # environment; otherwise it measures as the caller, from a copy as well (so
 # both cases measure the same layout).
 #
