@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,24 @@ static void report(struct walk *w, const char *what, const char *rel,
 
 /* --- what the scan remembers --------------------------------------------- */
 
+/* Room for one more of n elements in *arr (capacity *cap, doubled from
+ * first, never above max): 0, or -1 when over max or out of memory. */
+static int grow(void **arr, size_t *cap, size_t n, size_t size, size_t first,
+		size_t max)
+{
+	size_t c;
+	void *a;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : first;
+	if (c > max || !(a = realloc(*arr, c * size)))
+		return -1;
+	*arr = a;
+	*cap = c;
+	return 0;
+}
+
 static int remember(struct walk *w, const char *rel, enum seen_kind k,
 		    const struct stat *st)
 {
@@ -268,19 +287,13 @@ static int remember(struct walk *w, const char *rel, enum seen_kind k,
 
 	if (w->post)
 		return 0;
-	if (p->ns == p->caps) {
-		size_t c = p->caps ? p->caps * 2 : 64;
-		struct seen *s;
-
-		if (c > SEEN_MAX || !(s = realloc(p->s, c * sizeof(*s))))
-			return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
-					 "unable to protect %s: more than %d "
-					 "paths to remember (at %s:%u)",
-					 p->op->dst, SEEN_MAX, p->op->pos.file,
-					 p->op->pos.line);
-		p->s = s;
-		p->caps = c;
-	}
+	if (grow((void **)&p->s, &p->caps, p->ns, sizeof(*p->s), 64,
+		 SEEN_MAX) < 0)
+		return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
+				 "unable to protect %s: more than %d "
+				 "paths to remember (at %s:%u)",
+				 p->op->dst, SEEN_MAX, p->op->pos.file,
+				 p->op->pos.line);
 	p->s[p->ns] = (struct seen){ xstrdup(w, rel), k, st ? st->st_dev : 0,
 				     st ? st->st_ino : 0 };
 	return p->s[p->ns++].rel ? 0 : -1;
@@ -322,16 +335,10 @@ static int add_ent(struct walk *w, const char *rel, enum ent_kind k,
 {
 	struct prot *p = w->p;
 
-	if (p->ne == p->cape) {
-		size_t c = p->cape ? p->cape * 2 : 32;
-		struct ent *e = realloc(p->e, c * sizeof(*e));
-
-		if (!e)
-			return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
-					 "unable to protect %s", p->op->dst);
-		p->e = e;
-		p->cape = c;
-	}
+	if (grow((void **)&p->e, &p->cape, p->ne, sizeof(*p->e), 32,
+		 SIZE_MAX) < 0)
+		return diag_fail(w->d, EXIT_SYSCALL, ENOMEM,
+				 "unable to protect %s", p->op->dst);
 	p->e[p->ne] = (struct ent){ xstrdup(w, rel), k, st ? st->st_dev : 0,
 				    st ? st->st_ino : 0 };
 	return p->e[p->ne++].rel ? 0 : -1;
