@@ -455,6 +455,39 @@ static size_t step_after_next(char **next, size_t i)
 	return next[i] && chain_step_after(stage, next[i]) ? i : 0;
 }
 
+int chain_drop_step(char **next, const char *name)
+{
+	size_t i = 0, j, n;
+
+	while (next[i]) {
+		const char *b = strrchr(next[i], '/');
+
+		b = b ? b + 1 : next[i];
+		if (!chain_is_step(next[i]))
+			return 0;
+		if (!strcmp(b, name))
+			break;
+		if (!(i = step_after_next(next, i)))
+			return 0;
+	}
+	if (!next[i])
+		return 0;
+	/* Its options up to and including "--", as getopt's "+" sees
+	 * them; the next program starts at j. */
+	for (j = i + 1; next[j] && next[j][0] == '-' && next[j][1]; j++) {
+		if (!strcmp(next[j], "--")) {
+			j++;
+			break;
+		}
+		if (chain_takes_value(next[j]) && next[j + 1])
+			j++;
+	}
+	for (n = 0; next[j + n]; n++)
+		next[i + n] = next[j + n];
+	next[i + n] = NULL;
+	return 1;
+}
+
 int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
 		    char *const envp[], bool both)
 {

@@ -142,6 +142,13 @@ int chain_is_step(const char *argv0);
  * step, never passes them on, even to a target named "pysbx-exec". */
 int chain_step_after(const char *stage, const char *argv0);
 
+/* Remove the pysbx step named name (by basename) from the chain next
+ * runs, with its options and the "--" after them, in place (the array
+ * stays NULL-terminated). Only a step where a step stands (after the
+ * previous step's options) is removed, never a target's argument.
+ * Returns 1 when removed, 0 when not found. */
+int chain_drop_step(char **next, const char *name);
+
 /* Does this option of a pysbx step take the next word as its value
  * ("-p", "--plan-fd", ...)? */
 int chain_takes_value(const char *opt);

@@ -33,7 +33,7 @@ if [[ $abi -lt 1 ]]; then
 	echo "1..0 # SKIP the kernel has no Landlock"
 	exit 0
 fi
-echo "1..42"
+echo "1..47"
 
 pol() {
 	local f=$T/$1.policy
@@ -199,3 +199,30 @@ S=$(pol sym 'unshare user mount' "ro-bind $T/link $T/link")
 L "$S" -- /bin/true
 is "$rc:$(head -1 "$T/err")" "111:pysbx-landlock: fatal: unable to open $T/link for its Landlock rule ('ro-bind' at $S:2) (a symlink is on its way): Symbolic link loop" \
 	"a symlink in a rule's path is refused, never followed"
+
+# ------------------------------------- pysbx run: defence in depth
+ns=(
+	'unshare user mount pid ipc uts net'
+	'tmpfs /tmp'
+	'ro-bind /usr /usr'
+	'symlink usr/bin /bin'
+	'symlink usr/lib /lib'
+	'symlink usr/lib64 /lib64'
+	"ro-bind $PROBE_DIR $PROBE_DIR"
+	"bind $T/rw $T/rw"
+	'proc /proc'
+	'dev /dev'
+)
+Y=$(pol nsyes "${ns[@]}" 'landlock yes')
+N=$(pol nsno "${ns[@]}")
+run "$BIN/pysbx" run -p "$Y" -- "$PROBE" ls:/ ls:/usr kill:1 write:"$T/rw/ns" write:/tmp/t exec:/bin/sh -c "\"$PROBE\" ls:/"
+is "$rc:$(said ls:/):$(said ls:/usr):$(said kill:1)" "0:ls:/=EACCES:ls:/usr=ok:kill:1=EPERM" \
+	"landlock yes: pysbx run adds the step: / (no rule) cannot be listed, /usr can, pid 1 (outside the domain) cannot be signalled"
+is "$(said write:"$T/rw/ns"):$(said write:/tmp/t)" "write:$T/rw/ns=ok:write:/tmp/t=ok" \
+	"landlock yes: the bind and the tmpfs stay writable (rules on the destinations)"
+is "$(grep -c 'ls:/=EACCES' "$T/out")" "2" "landlock yes: the target's child is refused too"
+run "$BIN/pysbx" run -p "$N" -- "$PROBE" ls:/ kill:1
+is "$rc:$(said ls:/):$(said kill:1)" "0:ls:/=ok:kill:1=ok" \
+	"without 'landlock yes' the chain has no Landlock step (same probes pass)"
+run "$BIN/pysbx" run -p "$Y" -- /bin/sh -c 'cat /proc/self/status' 
+is "$rc:$(grep -c '^NoNewPrivs:.1' "$T/out")" "0:1" "landlock yes: the target runs with no_new_privs"

@@ -12,7 +12,7 @@ if ! command -v mandoc >/dev/null; then
 	echo "1..0 # SKIP mandoc is not installed (apt-get install mandoc; ./build.sh test does it as root)"
 	exit 0
 fi
-echo "1..$((${#PAGES[@]} + 5))"
+echo "1..$((${#PAGES[@]} + 6))"
 
 for p in "${PAGES[@]}"; do
 	if [[ ! -f $MAN/$p ]]; then
