@@ -33,7 +33,7 @@ if [[ $abi -lt 1 ]]; then
 	echo "1..0 # SKIP the kernel has no Landlock"
 	exit 0
 fi
-echo "1..47"
+echo "1..49"
 
 pol() {
 	local f=$T/$1.policy
@@ -199,6 +199,17 @@ S=$(pol sym 'unshare user mount' "ro-bind $T/link $T/link")
 L "$S" -- /bin/true
 is "$rc:$(head -1 "$T/err")" "111:pysbx-landlock: fatal: unable to open $T/link for its Landlock rule ('ro-bind' at $S:2) (a symlink is on its way): Symbolic link loop" \
 	"a symlink in a rule's path is refused, never followed"
+
+# host tmpfs: the host's directory only when it is shared by design
+H=$(pol htmp 'unshare user mount' "ro-bind $T $T" "tmpfs $T/rw")
+L "$H" -- "$PROBE" read:"$T/rw/made"
+is "$rc:$(head -1 "$T/err")" "111:pysbx-landlock: fatal: unable to hide $T/rw ('tmpfs' at $H:3) with Landlock: it is not a sticky world-writable directory that could be shared, and 'ro-bind $T' ($H:2) grants access to it" \
+	"host: a tmpfs over a private directory under a grant cannot hide it: refused"
+H=$(pol htmp2 'unshare user mount' 'ro-bind /usr /usr' "ro-bind $PROBE_DIR $PROBE_DIR" 'tmpfs /tmp')
+L "$H" -- "$PROBE" write:/tmp/pysbx-ll-$$ read:/etc/passwd
+rm -f /tmp/pysbx-ll-$$
+is "$rc:$(said write:/tmp/pysbx-ll-$$):$(said read:/etc/passwd)" "0:write:/tmp/pysbx-ll-$$=ok:read:/etc/passwd=EACCES" \
+	"host: tmpfs /tmp is the host's shared /tmp (sticky, world-writable), nothing more"
 
 # ------------------------------------- pysbx run: defence in depth
 ns=(
