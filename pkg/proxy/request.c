@@ -258,7 +258,7 @@ static long head_end(struct px_req *r, const char *b, size_t len)
 			return (long)(i + 1);
 	}
 	r->scan = i;
-	if (!r->line_end && i >= PX_MAX_LINE) {
+	if (!r->line_end && i > PX_MAX_LINE) {
 		fail(r, 414, "request line longer than 8192 bytes");
 		return -1;
 	}
