@@ -33,7 +33,7 @@ if [[ $abi -lt 1 ]]; then
 	echo "1..0 # SKIP the kernel has no Landlock"
 	exit 0
 fi
-echo "1..53"
+echo "1..55"
 
 pol() {
 	local f=$T/$1.policy
@@ -175,6 +175,18 @@ if ((abi >= 6)); then
 	L "$B" --abi 5 -- "$PROBE" kill:"$victim" connect:"$port"
 	is "$rc:$(said kill:"$victim"):$(said connect:"$port")" "0:kill:$victim=ok:connect:$port=EACCES" \
 		"ABI 5 forced, all best-effort: signals reach outside, TCP still refused"
+else
+	skip "needs ABI 6"
+fi
+L "$B" --abi 2 -- "$PROBE" trunc:"$T/ro/file" write:"$T/ro/file"
+is "$rc:$(said trunc:"$T/ro/file"):$(said write:"$T/ro/file")" "0:trunc:$T/ro/file=ok:write:$T/ro/file=EACCES" \
+	"ABI 2 forced, all best-effort: truncate(2) is not ruled (as documented), writes still are"
+echo keep >"$T/ro/file"
+if ((abi >= 6)); then
+	L "$P" --abi 6 -- "$PROBE" kill:"$victim" connect:"$port" trunc:"$T/ro/file"
+	is "$rc:$(said kill:"$victim"):$(said connect:"$port"):$(said trunc:"$T/ro/file")" \
+		"0:kill:$victim=EPERM:connect:$port=EACCES:trunc:$T/ro/file=EACCES" \
+		"ABI 6 forced, nothing best-effort: every class enforced, the run goes on"
 else
 	skip "needs ABI 6"
 fi
