@@ -10,18 +10,21 @@
 #include "landlock/landlock.h"
 #include "util/num.h"
 
-#define USAGE                                                          \
+#define USAGE                                                                  \
 	"pysbx-landlock [-p POLICY] [-D NAME=VALUE]... [--paths host|inside] " \
 	"[--] PROG [ARG]..."
-#define HELP                                                           \
+#define HELP                                                                     \
 	"  --paths host       rules on the host's paths (default; sources and\n" \
-	"                     destinations of binds must be equal)\n"     \
-	"  --paths inside     rules on the paths inside a namespace sandbox,\n" \
-	"                     after pivot_root (what pysbx run passes)\n" \
-	"  --abi N            tests: use Landlock ABI N when the kernel's is\n" \
+	"                     destinations of binds must be equal)\n"            \
+	"  --paths inside     rules on the paths inside a namespace sandbox,\n"  \
+	"                     after pivot_root (what pysbx run passes)\n"        \
+	"  --abi N            tests: use Landlock ABI N when the kernel's is\n"  \
 	"                     higher (also PYSBX_LANDLOCK_ABI=N); never raises\n"
 
-enum { OPT_PATHS = 0x3000, OPT_ABI };
+enum {
+	OPT_PATHS = 0x3000,
+	OPT_ABI
+};
 
 static struct perr perr;
 
@@ -38,7 +41,8 @@ static int forced_abi(struct diag *d, const char *arg, int *abi)
 	if (num_int(arg, 0, LL_ABI_MAX, &v))
 		return diag_fail(d, EXIT_USAGE, 0,
 				 "Landlock ABI '%s' is not a number from 0 "
-				 "to %d", arg, LL_ABI_MAX);
+				 "to %d",
+				 arg, LL_ABI_MAX);
 	*abi = (int)v;
 	return 0;
 }
@@ -65,10 +69,10 @@ int main(int argc, char **argv)
 	c.argv = argv;
 	while ((opt = getopt_long(argc, argv, CHAIN_SHORTOPTS, longopts,
 				  NULL)) != -1) {
-		if (opt == OPT_PATHS && (!strcmp(optarg, "host") ||
-					 !strcmp(optarg, "inside"))) {
-			paths = optarg[0] == 'h' ? LL_PATHS_HOST
-						 : LL_PATHS_INSIDE;
+		if (opt == OPT_PATHS &&
+		    (!strcmp(optarg, "host") || !strcmp(optarg, "inside"))) {
+			paths = optarg[0] == 'h' ? LL_PATHS_HOST :
+						   LL_PATHS_INSIDE;
 			continue;
 		}
 		if (opt == OPT_ABI) {
@@ -78,11 +82,14 @@ int main(int argc, char **argv)
 		r = opt == OPT_PATHS ? 0 : chain_opt(&d, &c, opt, optarg);
 		if (r <= 0) {
 			if (!d.code)
-				diag_fail(&d, EXIT_USAGE, 0,
-					  opt == OPT_PATHS ?
-					  "--paths takes 'host' or 'inside' "
-					  "(usage: %s)" : "bad option "
-					  "(usage: %s)", USAGE);
+				diag_fail(
+					&d, EXIT_USAGE, 0,
+					opt == OPT_PATHS ?
+						"--paths takes 'host' or 'inside' "
+						"(usage: %s)" :
+						"bad option "
+						"(usage: %s)",
+					USAGE);
 			diag_exit(&d);
 		}
 	}
@@ -91,12 +98,14 @@ int main(int argc, char **argv)
 		diag_exit(&d);
 	if (chain_load_plan(&d, &c, &plan,
 			    chain_seccomp_follows("landlock", c.next) ?
-			    PARSE_SKIP_SECCOMP : 0) < 0)
+				    PARSE_SKIP_SECCOMP :
+				    0) < 0)
 		diag_exit(&d);
 	ll_init(&rs);
 	if (ll_from_plan(&plan, paths, &rs, &perr) < 0) {
 		perr_print(&perr, d.prog, c.policy ? c.policy : "the plan");
-		diag_fail(&d, EXIT_USAGE, 0, "the policy cannot be mapped to "
+		diag_fail(&d, EXIT_USAGE, 0,
+			  "the policy cannot be mapped to "
 			  "Landlock rules");
 		diag_exit(&d);
 	}

@@ -19,6 +19,7 @@ enum {
 	OPT_DIE_WITH_PARENT,
 	OPT_SCRATCH_PARENT,
 	OPT_SWEEP,
+	OPT_LANDLOCK_IF_ASKED,
 };
 
 static int duration(struct diag *d, const char *opt, const char *arg,
@@ -48,6 +49,10 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 		{ "scratch-parent", required_argument, NULL,
 		  OPT_SCRATCH_PARENT },
 		{ "sweep", required_argument, NULL, OPT_SWEEP },
+		/* pysbx session's: as pysbx run, the chain holds a
+		 * pysbx-landlock step to drop unless `landlock yes` */
+		{ "landlock-if-asked", no_argument, NULL,
+		  OPT_LANDLOCK_IF_ASKED },
 		{ 0 },
 	};
 	long fd;
@@ -83,6 +88,8 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 			o->scratch_parent = optarg;
 		} else if (opt == OPT_SWEEP) {
 			*sweep = optarg;
+		} else if (opt == OPT_LANDLOCK_IF_ASKED) {
+			guard_landlock_if_asked = true;
 		}
 		if (r < 0)
 			return -1;

@@ -27,8 +27,8 @@ int ll_abi(struct diag *d, int force, int *abi)
 
 const char *ll_abi_kernel(int abi)
 {
-	static const char *const rel[] = { "-", "5.13", "5.19", "6.2", "6.7",
-					   "6.10", "6.12", "6.15" };
+	static const char *const rel[] = { "-",	  "5.13", "5.19", "6.2",
+					   "6.7", "6.10", "6.12", "6.15" };
 
 	return abi >= 0 && abi <= LL_ABI_MAX ? rel[abi] : "?";
 }

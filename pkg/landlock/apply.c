@@ -30,14 +30,14 @@ static int add_fd(struct diag *d, int rfd, int fd, uint64_t access,
 {
 	struct ll_path_beneath pb = { access, fd };
 
-	if (syscall(SYS_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb,
-		    0) == 0)
+	if (syscall(SYS_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0) ==
+	    0)
 		return 0;
 	if (r)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to add the Landlock rule for %s "
-				 "('%s' at %s:%u)", path, r->what,
-				 r->pos->file, r->pos->line);
+				 "('%s' at %s:%u)",
+				 path, r->what, r->pos->file, r->pos->line);
 	return diag_fail(d, EXIT_SYSCALL, errno,
 			 "unable to add the Landlock rule for %s", path);
 }
@@ -103,8 +103,9 @@ static int resolve_excl(struct diag *d, const struct ll_ruleset *rs,
 					 path, what, pos->file, pos->line);
 		}
 		if (!(x[*n].path = strdup(real)))
-			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
-					 "unable to allocate the Landlock rules");
+			return diag_fail(
+				d, EXIT_SYSCALL, ENOMEM,
+				"unable to allocate the Landlock rules");
 		x[*n].take = take;
 		x[*n].pos = pos;
 		x[*n].what = what;
@@ -135,10 +136,10 @@ static int add_rule(struct diag *d, int rfd, const struct ll_ruleset *rs,
 	if (fd < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to open %s for its Landlock rule "
-				 "('%s' at %s:%u)%s", r->path, r->what,
-				 r->pos->file, r->pos->line,
-				 errno == ELOOP ? " (a symlink is on its way)"
-						: "");
+				 "('%s' at %s:%u)%s",
+				 r->path, r->what, r->pos->file, r->pos->line,
+				 errno == ELOOP ? " (a symlink is on its way)" :
+						  "");
 	if (fstat(fd, &st) < 0) {
 		ret = diag_fail(d, EXIT_SYSCALL, errno, "unable to stat %s",
 				r->path);
@@ -146,7 +147,7 @@ static int add_rule(struct diag *d, int rfd, const struct ll_ruleset *rs,
 		return ret;
 	}
 	if ((r->flags & LL_RULE_SHARED) && !shared_ok(&st))
-		access = 0;	/* hidden (an exclusion for earlier rules) */
+		access = 0; /* hidden (an exclusion for earlier rules) */
 	/* The exclusions of later directives at or below this one, in one
 	 * block at the front of ex (their order does not matter). */
 	for (size_t i = 0; i < nex && access; i++)
@@ -173,7 +174,8 @@ int ll_apply(struct diag *d, const struct ll_ruleset *rs)
 {
 	struct ll_attr attr = { rs->handled_fs, rs->handled_net, rs->scoped };
 	size_t size = rs->abi >= 6 ? sizeof(attr) :
-		      rs->abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+		      rs->abi >= 4 ? 2 * sizeof(uint64_t) :
+				     sizeof(uint64_t);
 	struct ll_excl *ex = NULL;
 	size_t nex = 0;
 	int rfd;
@@ -202,6 +204,19 @@ int ll_apply(struct diag *d, const struct ll_ruleset *rs)
 	    add_fd(d, rfd, rs->exec_fd, LL_FS_READ_FILE | LL_FS_EXECUTE,
 		   "the next program", NULL) < 0)
 		goto fail;
+	if ((rs->handled_net & LL_NET_CONNECT_TCP) && rs->connect_port) {
+		struct ll_net_port np = { LL_NET_CONNECT_TCP,
+					  rs->connect_port };
+
+		if (syscall(SYS_landlock_add_rule, rfd, LL_RULE_NET_PORT, &np,
+			    0) < 0) {
+			diag_fail(d, EXIT_SYSCALL, errno,
+				  "unable to add the Landlock rule for TCP "
+				  "port %u (net-proxy)",
+				  rs->connect_port);
+			goto fail;
+		}
+	}
 	/* Unprivileged, landlock_restrict_self needs no_new_privs. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno, "unable to set no_new_privs");

@@ -7,9 +7,9 @@
 #include "landlock/landlock.h"
 
 struct class {
-	unsigned bit;		/* LL_BE_* */
-	int abi;		/* the ABI that brought it */
-	const char *what;	/* for messages */
+	unsigned bit; /* LL_BE_* */
+	int abi; /* the ABI that brought it */
+	const char *what; /* for messages */
 };
 
 static const struct class classes[] = {
@@ -18,8 +18,7 @@ static const struct class classes[] = {
 	{ LL_BE_TCP, 4, "refusing TCP bind and connect" },
 	{ LL_BE_IOCTL_DEV, 5, "refusing device ioctls outside dev paths" },
 	{ LL_BE_SCOPE_SIGNAL, 6, "refusing signals to processes outside" },
-	{ LL_BE_SCOPE_UNIX, 6,
-	  "refusing abstract unix sockets made outside" },
+	{ LL_BE_SCOPE_UNIX, 6, "refusing abstract unix sockets made outside" },
 };
 
 /* The policy line a class comes from, and its keyword. */
@@ -81,8 +80,8 @@ static void drop(struct ll_ruleset *rs, unsigned bit)
 	}
 }
 
-int ll_fit(struct diag *d, const struct plan *p, struct ll_ruleset *rs,
-	   int abi, bool forced)
+int ll_fit(struct diag *d, const struct plan *p, struct ll_ruleset *rs, int abi,
+	   bool forced)
 {
 	char why[128];
 
@@ -100,7 +99,8 @@ int ll_fit(struct diag *d, const struct plan *p, struct ll_ruleset *rs,
 			/* Without Landlock at all, 'fs' says it. */
 			if (abi || (c->bit != LL_BE_TRUNCATE &&
 				    c->bit != LL_BE_IOCTL_DEV))
-				diag_warn(d, "not %s ('%s', best-effort): %s "
+				diag_warn(d,
+					  "not %s ('%s', best-effort): %s "
 					  "lacks it (ABI %d, Linux %s)",
 					  c->what, name, why, c->abi,
 					  ll_abi_kernel(c->abi));
@@ -110,13 +110,14 @@ int ll_fit(struct diag *d, const struct plan *p, struct ll_ruleset *rs,
 		at = origin(p, c->bit, &kw);
 		diag_fail(d, EXIT_SYSCALL, 0,
 			  "unable to enforce Landlock '%s' (%s, for '%s' at "
-			  "%s:%u): %s; it needs ABI %d", name, c->what, kw,
-			  at->file ? at->file : "<plan>", at->line, why,
-			  c->abi);
+			  "%s:%u): %s; it needs ABI %d",
+			  name, c->what, kw, at->file ? at->file : "<plan>",
+			  at->line, why, c->abi);
 		diag_hint(d,
 			  "Linux %s or later enforces it; or add "
 			  "'landlock-best-effort %s' to the policy to run "
-			  "without it", ll_abi_kernel(c->abi), name);
+			  "without it",
+			  ll_abi_kernel(c->abi), name);
 		return -1;
 	}
 	/* Rights this ABI does not know (REFER below 2: then the kernel

@@ -23,42 +23,41 @@
 /* The rights a directive grants (docs/LANDLOCK.md "Mapping"). */
 #define LL_R (LL_FS_READ_FILE | LL_FS_READ_DIR)
 #define LL_X LL_FS_EXECUTE
-#define LL_W                                                            \
-	(LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_MAKE_REG |           \
-	 LL_FS_MAKE_DIR | LL_FS_MAKE_SYM | LL_FS_MAKE_SOCK |            \
-	 LL_FS_MAKE_FIFO | LL_FS_REMOVE_FILE | LL_FS_REMOVE_DIR |       \
-	 LL_FS_REFER)
+#define LL_W                                                                   \
+	(LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_MAKE_REG | LL_FS_MAKE_DIR | \
+	 LL_FS_MAKE_SYM | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO |                  \
+	 LL_FS_REMOVE_FILE | LL_FS_REMOVE_DIR | LL_FS_REFER)
 /* What a rule on a file (not a directory) may hold. */
-#define LL_FILE_RIGHTS                                                  \
-	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE |           \
-	 LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define LL_FILE_RIGHTS                                                         \
+	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | \
+	 LL_FS_IOCTL_DEV)
 
 /* Which paths the rules name. */
 enum ll_paths {
-	LL_PATHS_HOST,		/* Landlock-only: the host's paths */
-	LL_PATHS_INSIDE,	/* after pivot_root: the destinations */
+	LL_PATHS_HOST, /* Landlock-only: the host's paths */
+	LL_PATHS_INSIDE, /* after pivot_root: the destinations */
 };
 
 enum {
-	LL_RULE_TRY = 1 << 0,	/* a missing path grants nothing */
+	LL_RULE_TRY = 1 << 0, /* a missing path grants nothing */
 	LL_RULE_SHARED = 1 << 1, /* host tmpfs: only over a sticky,
 				  * world-writable directory, else hidden */
 };
 
 struct ll_rule {
-	char *path;		/* absolute, malloc'd */
-	uint64_t access;	/* LL_FS_* */
-	unsigned flags;		/* LL_RULE_* */
-	const struct pos *pos;	/* the directive it comes from */
-	const char *what;	/* its keyword */
+	char *path; /* absolute, malloc'd */
+	uint64_t access; /* LL_FS_* */
+	unsigned flags; /* LL_RULE_* */
+	const struct pos *pos; /* the directive it comes from */
+	const char *what; /* its keyword */
 };
 
 /* Host paths: what a later directive takes away below an earlier grant
  * (mask, remount-ro, a read-only bind in a writable one). ll_apply
  * splits the grant around it (docs/LANDLOCK.md "Exclusions"). */
 struct ll_excl {
-	char *path;		/* absolute, malloc'd */
-	uint64_t take;		/* LL_FS_* taken away */
+	char *path; /* absolute, malloc'd */
+	uint64_t take; /* LL_FS_* taken away */
 	const struct pos *pos;
 	const char *what;
 };
@@ -66,13 +65,15 @@ struct ll_excl {
 struct ll_ruleset {
 	struct ll_rule *rule;
 	size_t nrule, cap;
-	struct ll_excl *excl;	/* host paths only */
+	struct ll_excl *excl; /* host paths only */
 	size_t nexcl, cap_excl;
-	uint64_t handled_fs;	/* LL_FS_* */
-	uint64_t handled_net;	/* LL_NET_* */
-	uint64_t scoped;	/* LL_SCOPE_* */
-	int abi;		/* set by ll_fit; -1 before */
-	int exec_fd;		/* the next program's fd (--next-fd):
+	uint64_t handled_fs; /* LL_FS_* */
+	uint64_t handled_net; /* LL_NET_* */
+	uint64_t scoped; /* LL_SCOPE_* */
+	unsigned connect_port; /* TCP connect allowed to this port only
+				 * (net-proxy's), 0: none */
+	int abi; /* set by ll_fit; -1 before */
+	int exec_fd; /* the next program's fd (--next-fd):
 				 * granted read and execute, -1: none */
 };
 
@@ -98,8 +99,8 @@ int ll_abi(struct diag *d, int force, int *abi);
  * a warning on stderr when p marks it best-effort, else -1 with code 111
  * naming the class, the policy line it comes from and the ABI it needs.
  * forced: abi was lowered by --abi (said in the message). */
-int ll_fit(struct diag *d, const struct plan *p, struct ll_ruleset *rs,
-	   int abi, bool forced);
+int ll_fit(struct diag *d, const struct plan *p, struct ll_ruleset *rs, int abi,
+	   bool forced);
 
 /* Open every path (no symlink followed), build the ruleset (a grant
  * with an exclusion below it is split: see split.c), set no_new_privs

@@ -16,8 +16,8 @@
 #define LL_MAX_RULES (2 * PLAN_MAX_FS + 16)
 
 /* The nodes pysbx-mount's `dev` makes; on the host, the same names. */
-static const char *const dev_nodes[] = { "null", "zero", "full", "random",
-					 "urandom", "tty", "ptmx" };
+static const char *const dev_nodes[] = { "null",    "zero", "full", "random",
+					 "urandom", "tty",  "ptmx" };
 
 void ll_init(struct ll_ruleset *rs)
 {
@@ -51,9 +51,9 @@ static void perr_add(struct perr *e, const struct pos *pos, const char *fmt,
 	e->total++;
 	if (e->n >= PLAN_MAX_ERRORS)
 		return;
-	n = snprintf(e->msg[e->n], sizeof(e->msg[0]), "%s:%u:%u: error: ",
-		     pos->file ? pos->file : "<plan>", pos->line,
-		     pos->col ? pos->col : 1);
+	n = snprintf(e->msg[e->n], sizeof(e->msg[0]),
+		     "%s:%u:%u: error: ", pos->file ? pos->file : "<plan>",
+		     pos->line, pos->col ? pos->col : 1);
 	if (n < 0 || (size_t)n >= sizeof(e->msg[0]))
 		n = 0;
 	va_start(ap, fmt);
@@ -83,8 +83,7 @@ static int add(struct ll_ruleset *rs, struct perr *e, const struct fs_op *op,
 		rs->rule = n;
 		rs->cap = cap;
 	}
-	if (asprintf(&s, "%s%s%s", path,
-		     leaf && strcmp(path, "/") ? "/" : "",
+	if (asprintf(&s, "%s%s%s", path, leaf && strcmp(path, "/") ? "/" : "",
 		     leaf ? leaf : "") < 0)
 		goto oom;
 	r = &rs->rule[rs->nrule++];
@@ -203,14 +202,16 @@ static int one(struct ll_ruleset *rs, struct perr *e, const struct fs_op *op,
 				 "'%s %s %s': without a mount namespace "
 				 "(Landlock-only) a path stays where it is on "
 				 "the host, so the source and destination must "
-				 "be the same path", fs_kind_name(op->kind),
-				 op->src, op->dst);
+				 "be the same path",
+				 fs_kind_name(op->kind), op->src, op->dst);
 			return 0;
 		}
 		return add(rs, e, op, op->dst, NULL,
 			   op->kind == FS_RO_BIND ? LL_R | LL_X :
-			   op->kind == FS_BIND ? LL_R | LL_X | LL_W :
-			   LL_R | LL_X | LL_W | LL_FS_IOCTL_DEV, try_);
+			   op->kind == FS_BIND	  ? LL_R | LL_X | LL_W :
+						    LL_R | LL_X | LL_W |
+							 LL_FS_IOCTL_DEV,
+			   try_);
 	case FS_TMPFS:
 		return add(rs, e, op, op->dst, NULL, LL_R | LL_X | LL_W,
 			   host ? LL_RULE_TRY | LL_RULE_SHARED : 0);
@@ -291,8 +292,11 @@ int ll_from_plan(const struct plan *p, enum ll_paths m, struct ll_ruleset *rs,
 			 LL_FS_IOCTL_DEV;
 	/* No network: no TCP port at all (the policy's net namespace says
 	 * so; without one the host's network is the policy's choice). */
-	rs->handled_net = (p->ns & NS_NET) ?
-			  LL_NET_BIND_TCP | LL_NET_CONNECT_TCP : 0;
+	rs->handled_net =
+		(p->ns & NS_NET) ? LL_NET_BIND_TCP | LL_NET_CONNECT_TCP : 0;
+	/* The egress proxy's listener is the one port the sandbox may
+	 * connect to (inside its net namespace, 127.0.0.1:PORT). */
+	rs->connect_port = rs->handled_net && p->net_proxy ? p->proxy_port : 0;
 	rs->scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
 	return e->n ? -1 : 0;
 }

@@ -20,13 +20,13 @@
 
 #include "landlock/landlock.h"
 
-#define LL_MAX_SPLIT 4096	/* rules one split may add */
+#define LL_MAX_SPLIT 4096 /* rules one split may add */
 
 struct split {
 	struct diag *d;
 	int rfd;
 	const struct ll_rule *r;
-	const struct ll_excl *x;	/* the exclusions below r */
+	const struct ll_excl *x; /* the exclusions below r */
 	size_t nx;
 	unsigned added;
 };
@@ -40,8 +40,8 @@ static bool beneath(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
 }
 
-static int add(struct split *s, int fd, const struct stat *st,
-	       uint64_t access, const char *path)
+static int add(struct split *s, int fd, const struct stat *st, uint64_t access,
+	       const char *path)
 {
 	struct ll_path_beneath pb = { access, fd };
 
@@ -60,8 +60,9 @@ static int add(struct split *s, int fd, const struct stat *st,
 		    0) < 0)
 		return diag_fail(s->d, EXIT_SYSCALL, errno,
 				 "unable to add the Landlock rule for %s "
-				 "('%s' at %s:%u)", path, s->r->what,
-				 s->r->pos->file, s->r->pos->line);
+				 "('%s' at %s:%u)",
+				 path, s->r->what, s->r->pos->file,
+				 s->r->pos->line);
 	return 0;
 }
 
@@ -83,8 +84,8 @@ static int walk(struct split *s, int fd, char *path, size_t len,
 	if (!access)
 		return 0;
 	if (fstat(fd, &st) < 0)
-		return diag_fail(s->d, EXIT_SYSCALL, errno,
-				 "unable to stat %s", path);
+		return diag_fail(s->d, EXIT_SYSCALL, errno, "unable to stat %s",
+				 path);
 	if (!below || !S_ISDIR(st.st_mode))
 		return add(s, fd, &st, access, path);
 	/* A directory we may not list (another user's): no rule for it
@@ -92,12 +93,12 @@ static int walk(struct split *s, int fd, char *path, size_t len,
 	lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lfd < 0)
 		return errno == EACCES ? 0 :
-		       diag_fail(s->d, EXIT_SYSCALL, errno,
-				 "unable to list %s", path);
+					 diag_fail(s->d, EXIT_SYSCALL, errno,
+						   "unable to list %s", path);
 	if (!(dir = fdopendir(lfd))) {
 		close(lfd);
-		return diag_fail(s->d, EXIT_SYSCALL, errno,
-				 "unable to list %s", path);
+		return diag_fail(s->d, EXIT_SYSCALL, errno, "unable to list %s",
+				 path);
 	}
 	while (!r && (errno = 0, de = readdir(dir))) {
 		size_t n = strlen(de->d_name);
@@ -113,7 +114,7 @@ static int walk(struct split *s, int fd, char *path, size_t len,
 		}
 		cfd = openat(fd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
-			if (errno != ENOENT)	/* gone meanwhile: nothing */
+			if (errno != ENOENT) /* gone meanwhile: nothing */
 				r = diag_fail(s->d, EXIT_SYSCALL, errno,
 					      "unable to open %s/%s", path,
 					      de->d_name);

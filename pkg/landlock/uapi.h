@@ -17,13 +17,18 @@
  * shorter one from older callers and a longer one if the tail is 0. */
 struct ll_attr {
 	uint64_t handled_access_fs;
-	uint64_t handled_access_net;	/* ABI 4 */
-	uint64_t scoped;		/* ABI 6 */
+	uint64_t handled_access_net; /* ABI 4 */
+	uint64_t scoped; /* ABI 6 */
 };
 
 struct ll_path_beneath {
 	uint64_t allowed_access;
 	int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port {
+	uint64_t allowed_access;
+	uint64_t port;
 } __attribute__((packed));
 
 #define LL_CREATE_RULESET_VERSION (1U << 0)
@@ -43,11 +48,11 @@ struct ll_path_beneath {
 #define LL_FS_MAKE_FIFO (1ULL << 10)
 #define LL_FS_MAKE_BLOCK (1ULL << 11)
 #define LL_FS_MAKE_SYM (1ULL << 12)
-#define LL_FS_REFER (1ULL << 13)	/* ABI 2 */
-#define LL_FS_TRUNCATE (1ULL << 14)	/* ABI 3 */
-#define LL_FS_IOCTL_DEV (1ULL << 15)	/* ABI 5 */
+#define LL_FS_REFER (1ULL << 13) /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 
-#define LL_NET_BIND_TCP (1ULL << 0)	/* ABI 4 */
+#define LL_NET_BIND_TCP (1ULL << 0) /* ABI 4 */
 #define LL_NET_CONNECT_TCP (1ULL << 1)
 
 #define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */

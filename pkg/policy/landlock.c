@@ -47,8 +47,7 @@ void d_landlock(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 			t[1].s);
 }
 
-void d_landlock_best(struct ctx *c, const struct pos *pos, struct tok *t,
-		     int n)
+void d_landlock_best(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 {
 	if (!c->p->at[PAT_LLBEST].line) {
 		c->p->at[PAT_LLBEST] = *pos;
@@ -68,12 +67,12 @@ void d_landlock_best(struct ctx *c, const struct pos *pos, struct tok *t,
 		perr_at(c, pos, t[i].col,
 			"unknown Landlock class '%s'%s (use fs, truncate, tcp, "
 			"ioctl-dev, scope-signal, scope-abstract-unix or all)",
-			t[i].s, dir_did_you_mean(dym, sizeof(dym), t[i].s, class_at));
+			t[i].s,
+			dir_did_you_mean(dym, sizeof(dym), t[i].s, class_at));
 	}
 }
 
-void d_landlock_only(struct ctx *c, const struct pos *pos, struct tok *t,
-		     int n)
+void d_landlock_only(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 {
 	static const char *const words[] = { "deny", "allow", "always" };
 

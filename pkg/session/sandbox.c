@@ -50,8 +50,9 @@ static void closefd(int *fd)
 /* The chain's argv. Variables: ours first, then the caller's -D. */
 static char **chain_argv(struct sess *s, char *strs, size_t cap)
 {
+	/* pysbx-landlock: the guard drops it unless `landlock yes`. */
 	static const char *const steps[] = { "pysbx-mount", "pysbx-exec",
-					     "pysbx-seccomp" };
+					     "pysbx-landlock", "pysbx-seccomp" };
 	char **a = calloc(2 * SESS_VARS_MAX + 48, sizeof(*a));
 	size_t k = 0, used = 0;
 
@@ -70,6 +71,7 @@ static char **chain_argv(struct sess *s, char *strs, size_t cap)
 	})
 	a[k++] = STR("%s/pysbx-clean", s->dir);
 	a[k++] = "--die-with-parent";
+	a[k++] = "--landlock-if-asked";
 	a[k++] = "-p";
 	a[k++] = (char *)s->policy;
 	if (s->allow_untrusted)
@@ -103,9 +105,13 @@ static char **chain_argv(struct sess *s, char *strs, size_t cap)
 		a[k++] = "-D";
 		a[k++] = s->vars[i];
 	}
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		a[k++] = "--";
 		a[k++] = STR("%s/%s", s->dir, steps[i]);
+		if (i == 2) {
+			a[k++] = "--paths";
+			a[k++] = "inside";
+		}
 	}
 	a[k++] = "--";
 	a[k++] = (char *)s->python;

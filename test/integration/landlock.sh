@@ -33,7 +33,7 @@ if [[ $abi -lt 1 ]]; then
 	echo "1..0 # SKIP the kernel has no Landlock"
 	exit 0
 fi
-echo "1..55"
+echo "1..58"
 
 pol() {
 	local f=$T/$1.policy
@@ -131,6 +131,15 @@ if ((abi >= 6)); then
 else
 	skip "scoping needs ABI 6 (kernel: $abi)"
 	skip "scoping needs ABI 6 (kernel: $abi)"
+fi
+
+if ((abi >= 4)); then
+	Q=$(pol proxy "${base[@]}" "net-proxy port=$port")
+	L "$Q" -- "$PROBE" connect:"$port" connect:"$free"
+	is "$rc:$(said connect:"$port"):$(said connect:"$free")" "0:connect:$port=ok:connect:$free=EACCES" \
+		"net-proxy: TCP connect to the proxy's port only"
+else
+	skip "TCP rules need ABI 4"
 fi
 
 # ------------------------------------------------------- forced ABIs
@@ -265,3 +274,20 @@ is "$rc:$(said ls:/):$(said kill:1)" "0:ls:/=ok:kill:1=ok" \
 	"without 'landlock yes' the chain has no Landlock step (same probes pass)"
 run "$BIN/pysbx" run -p "$Y" -- /bin/sh -c 'cat /proc/self/status' 
 is "$rc:$(grep -c '^NoNewPrivs:.1' "$T/out")" "0:1" "landlock yes: the target runs with no_new_privs"
+
+# ------------------------------------- pysbx session: the same
+PY_LL=$(pol pyll "$(cat "${PYSBX_POLICIES:-$here/policies}/python.policy")" 'landlock yes')
+PY_NO=$(pol pyno "$(cat "${PYSBX_POLICIES:-$here/policies}/python.policy")")
+mkdir -p "$T/pyws"
+sess() {
+	python3 - "$1" "${PYSBX_ROOT:-$here}/scripts" "$BIN/pysbx" "$T/pyws" <<'PY' 2>&1
+import sys
+sys.path.insert(0, sys.argv[2])
+from session_client import Session
+with Session(pysbx=sys.argv[3], policy=sys.argv[1], workspace=sys.argv[4]) as s:
+    r = s.execute("import os\ntry:\n    os.listdir('/')\n    x = 'listed'\nexcept PermissionError:\n    x = 'denied'\nx")
+    print(r.get("status"), r.get("value"))
+PY
+}
+is "$(sess "$PY_LL" | tail -1)" "ok 'denied'" "pysbx session with 'landlock yes': the worker runs under Landlock"
+is "$(sess "$PY_NO" | tail -1)" "ok 'listed'" "pysbx session without it: no Landlock step"

@@ -22,15 +22,24 @@
 static const char *ename(int e)
 {
 	switch (e) {
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ECONNREFUSED: return "ECONNREFUSED";
-	case EXDEV: return "EXDEV";
-	case EROFS: return "EROFS";
-	case ESRCH: return "ESRCH";
-	case EADDRINUSE: return "EADDRINUSE";
-	default: return strerror(e);
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case ENOENT:
+		return "ENOENT";
+	case ECONNREFUSED:
+		return "ECONNREFUSED";
+	case EXDEV:
+		return "EXDEV";
+	case EROFS:
+		return "EROFS";
+	case ESRCH:
+		return "ESRCH";
+	case EADDRINUSE:
+		return "EADDRINUSE";
+	default:
+		return strerror(e);
 	}
 }
 
@@ -43,8 +52,8 @@ static int tcp(const char *port, int bind_it)
 		return -1;
 	a.sin_port = htons((unsigned short)atoi(port));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	r = bind_it ? bind(s, (void *)&a, sizeof(a))
-		    : connect(s, (void *)&a, sizeof(a));
+	r = bind_it ? bind(s, (void *)&a, sizeof(a)) :
+		      connect(s, (void *)&a, sizeof(a));
 	close(s);
 	return r;
 }
@@ -57,7 +66,7 @@ static int uconnect(const char *name)
 
 	if (s < 0 || n + 1 > sizeof(a.sun_path))
 		return -1;
-	memcpy(a.sun_path + 1, name, n);	/* abstract: leading NUL */
+	memcpy(a.sun_path + 1, name, n); /* abstract: leading NUL */
 	r = connect(s, (void *)&a, (socklen_t)(sizeof(sa_family_t) + 1 + n));
 	close(s);
 	return r;

@@ -98,6 +98,10 @@ static void rights(void)
 	map("unshare user mount\nro-bind /usr /usr\n", LL_PATHS_HOST);
 	is_int((long long)rs.handled_net, 0,
 	       "without unshare net TCP is not ruled");
+	is_int(rs.connect_port, 0, "no proxy: no port");
+	map(NS "net-proxy port=8123\n", LL_PATHS_INSIDE);
+	is_int(rs.connect_port, 8123,
+	       "net-proxy: TCP connect allowed to its port only");
 }
 
 static void host_refusals(void)
@@ -213,6 +217,12 @@ static void directives(void)
 	   "one best-effort line, classes in ABI order");
 	free(text);
 	plan_free(&q);
+	text = plan_show(&p);
+	ok(text && strstr(text, "landlock yes\n") &&
+		   strstr(text, "landlock-best-effort truncate tcp\n") &&
+		   strstr(text, "landlock-only allow\n"),
+	   "policy show prints the three directives");
+	free(text);
 }
 
 static void drop_step(void)
