@@ -13,7 +13,7 @@ struct class {
 };
 
 static const struct class classes[] = {
-	{ LL_BE_FS, 1, "filesystem rules" },
+	{ LL_BE_FS, 1, "ruling the filesystem" },
 	{ LL_BE_TRUNCATE, 3, "refusing truncate outside writable paths" },
 	{ LL_BE_TCP, 4, "refusing TCP bind and connect" },
 	{ LL_BE_IOCTL_DEV, 5, "refusing device ioctls outside dev paths" },

@@ -145,7 +145,7 @@ fi
 # ------------------------------------------------------- forced ABIs
 # Without best-effort: each ABI below what the policy needs fails closed.
 want=(
-	"pysbx-landlock: fatal: unable to enforce Landlock 'fs' (filesystem rules, for 'ro-bind' at $P:2): the Landlock ABI 0 (set by --abi or PYSBX_LANDLOCK_ABI); it needs ABI 1"
+	"pysbx-landlock: fatal: unable to enforce Landlock 'fs' (ruling the filesystem, for 'ro-bind' at $P:2): the Landlock ABI 0 (set by --abi or PYSBX_LANDLOCK_ABI); it needs ABI 1"
 	"pysbx-landlock: fatal: unable to enforce Landlock 'truncate' (refusing truncate outside writable paths, for 'ro-bind' at $P:2): the Landlock ABI 1 (set by --abi or PYSBX_LANDLOCK_ABI); it needs ABI 3"
 	"pysbx-landlock: fatal: unable to enforce Landlock 'truncate' (refusing truncate outside writable paths, for 'ro-bind' at $P:2): the Landlock ABI 2 (set by --abi or PYSBX_LANDLOCK_ABI); it needs ABI 3"
 	"pysbx-landlock: fatal: unable to enforce Landlock 'tcp' (refusing TCP bind and connect, for 'unshare net' at $P:1): the Landlock ABI 3 (set by --abi or PYSBX_LANDLOCK_ABI); it needs ABI 4"
@@ -203,7 +203,7 @@ L "$B" --abi 1 -- "$PROBE" exec:/bin/sh -c "mv \"$T/rw/made\" \"$T/rw/sub/\" 2>&
 is "$rc:$(said read:"$T/deny/secret")" "0:read:$T/deny/secret=EACCES" "ABI 1 forced, all best-effort: files still ruled"
 L "$B" --abi 0 -- "$PROBE" read:"$T/deny/secret"
 is "$rc:$(said read:"$T/deny/secret")" "0:read:$T/deny/secret=ok" "ABI 0 forced with 'fs' best-effort: no Landlock at all, as documented"
-grep -q "warning: not filesystem rules ('fs', best-effort)" "$T/err" &&
+grep -q "warning: not ruling the filesystem ('fs', best-effort)" "$T/err" &&
 	ok "ABI 0 best-effort: the warning says the filesystem is not ruled" ||
 	not_ok "ABI 0 best-effort: the warning says the filesystem is not ruled" "$(cat "$T/err")"
 
