@@ -212,6 +212,23 @@ void run_result_init(struct run_result *r)
 	r->timeout = false;
 	r->wall_ms = r->user_ms = r->sys_ms = 0;
 	r->max_rss_kb = 0;
+	r->mode = NULL;
+}
+
+int status_mode(int fd, const char *mode, const char *reason)
+{
+	char line[1024], esc[600], why[sizeof(esc) + 2] = "null";
+
+	if (fd < 0)
+		return 0;
+	if (reason && *reason) {
+		diag_json_escape(esc, sizeof(esc), reason);
+		snprintf(why, sizeof(why), "\"%s\"", esc);
+	}
+	return write_line(fd, line,
+			  snprintf(line, sizeof(line),
+				   "{\"event\":\"mode\",\"mode\":\"%s\","
+				   "\"reason\":%s}\n", mode, why));
 }
 
 static void json_or_null(char *dst, size_t len, const char *escaped)
@@ -230,6 +247,9 @@ static int exit_line(int fd, const struct run_result *r)
 	if (r->scratch_error[0])
 		snprintf(extra, sizeof(extra), ",\"scratch_error\":\"%s\"",
 			 r->scratch_error);
+	if (r->mode)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 ",\"mode\":\"%s\"", r->mode);
 	return write_line(
 		fd, line,
 		snprintf(line, sizeof(line),
