@@ -126,6 +126,7 @@ static __attribute__((noinline)) void mode_say(const struct diag *d,
 }
 
 const char *guard_prog = "pysbx-clean";
+bool guard_landlock_if_asked;
 
 int guard_main(int argc, char **argv)
 {

@@ -151,6 +151,8 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 			goto out;
 	}
 	guard_note_killers(o, &p);
+	if (guard_landlock_if_asked && !p.landlock)
+		chain_drop_step(c->next, "pysbx-landlock");
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
 		if (make_scratch(d, c, &p, o, s) < 0)
 			goto out;
