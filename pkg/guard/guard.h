@@ -288,7 +288,8 @@ int guard_mode(struct diag *d, struct chain *c, struct guard_opts *o,
  * pysbx-mount and the policy accepted losing (protect, with a warning
  * each), and check that every rule has a host path. 0, or -1 with d set
  * (100: the policy cannot run Landlock-only, and why). */
-int guard_mode_plan(struct diag *d, struct guard_opts *o, struct plan *p);
+int guard_mode_plan(struct diag *d, struct guard_opts *o, const char *policy,
+		    struct plan *p);
 
 struct run_result;
 /* After a run in namespace mode that pysbx-mount ended (111), for a

@@ -114,17 +114,6 @@ static __attribute__((noinline)) void scratch_left(struct diag *d,
 	diag_json_escape(res->scratch_error, sizeof(res->scratch_error), why);
 }
 
-/* One line on stderr for a run in Landlock-only mode. */
-static __attribute__((noinline)) void mode_say(const struct diag *d,
-					       const struct guard_opts *o)
-{
-	char why[sizeof(o->mode_why) * 4];
-
-	diag_term_escape(why, sizeof(why), o->mode_why);
-	fprintf(stderr, "%s: Landlock-only mode: %s; host paths under "
-		"Landlock, no namespaces (docs/SECURITY.md)\n", d->prog, why);
-}
-
 const char *guard_prog = "pysbx-clean";
 bool guard_landlock_if_asked;
 
@@ -155,9 +144,7 @@ int guard_main(int argc, char **argv)
 		res.mode = mode_name(o.mode);
 		status_mode(o.status_fd, res.mode, o.mode_why);
 	}
-	/* Never a silent downgrade: one line says so. */
-	if (o.mode == MODE_LANDLOCK_ONLY)
-		mode_say(&d, &o);
+
 	/* Standalone, the target learns its scratch dir from the
 	 * environment; in the chain the policy says where it goes. */
 	if (s.mode != SCRATCH_NONE && !o.chain &&

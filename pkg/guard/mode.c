@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "guard/guard.h"
+#include "landlock/landlock.h"
 
 /* The steps, in order; the probe's child reports the index of the one
  * that failed and its errno. */
@@ -338,12 +339,21 @@ int guard_mode(struct diag *d, struct chain *c, struct guard_opts *o,
 	return 0;
 }
 
-int guard_mode_plan(struct diag *d, struct guard_opts *o, struct plan *p)
+int guard_mode_plan(struct diag *d, struct guard_opts *o, const char *policy,
+		    struct plan *p)
 {
+	char why[sizeof(o->mode_why) * 4];
+	struct ll_ruleset *rs;
+	struct perr *e;
 	size_t k = 0;
+	int r = 0;
 
 	if (o->mode != MODE_LANDLOCK_ONLY)
 		return 0;
+	/* Never a silent downgrade: one line says so, first. */
+	diag_term_escape(why, sizeof(why), o->mode_why);
+	fprintf(stderr, "%s: Landlock-only mode: %s; host paths under "
+		"Landlock, no namespaces (docs/SECURITY.md)\n", d->prog, why);
 	/* protect keeps names read-only inside a writable tree with
 	 * mounts; Landlock cannot narrow a grant below a writable path. A
 	 * policy that permits Landlock-only accepts running without it:
@@ -359,7 +369,29 @@ int guard_mode_plan(struct diag *d, struct guard_opts *o, struct plan *p)
 			  p->fs[i].pos.file, p->fs[i].pos.line);
 	}
 	p->nfs = k;
-	return 0;
+	/* The sealed plan says which mode runs: pysbx-exec then knows that
+	 * no pysbx-mount emptied the capability sets before it. */
+	p->ll_only = LL_ONLY_ALWAYS;
+	/* Every rule must have a host path (a bind to another place, a
+	 * file made up by the policy cannot): checked here, before
+	 * anything runs, with the policy's positions. */
+	rs = malloc(sizeof(*rs));
+	e = malloc(sizeof(*e));
+	if (!rs || !e) {
+		free(rs);
+		free(e);
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "out of memory");
+	}
+	ll_init(rs);
+	if (ll_from_plan(p, LL_PATHS_HOST, rs, e) < 0) {
+		perr_print(e, d->prog, p->top.file);
+		r = diag_fail(d, EXIT_USAGE, 0, "%s cannot run in "
+			      "Landlock-only mode (%s)", policy, o->mode_why);
+	}
+	ll_free(rs);
+	free(rs);
+	free(e);
+	return r;
 }
 
 void guard_mode_hint(const struct diag *d, const struct guard_opts *o,

@@ -151,7 +151,8 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 			goto out;
 	}
 	guard_note_killers(o, &p);
-	if (guard_landlock_if_asked && !p.landlock)
+	if (guard_landlock_if_asked && !p.landlock &&
+	    o->mode != MODE_LANDLOCK_ONLY)
 		chain_drop_step(c->next, "pysbx-landlock");
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
 		if (make_scratch(d, c, &p, o, s) < 0)
@@ -169,7 +170,7 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	o->kill_after_ms = p.kill_after_ms;
 	o->die_with_parent = p.die_with_parent = o->die_with_parent ||
 						  p.die_with_parent;
-	if (guard_mode_plan(d, o, &p) < 0)
+	if (guard_mode_plan(d, o, c->policy, &p) < 0)
 		goto out;
 	/* The first step, opened and checked against this plan (its
 	 * read-write binds), exec'd through the fd. */
