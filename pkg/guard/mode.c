@@ -384,7 +384,7 @@ int guard_mode_plan(struct diag *d, struct guard_opts *o, const char *policy,
 	}
 	ll_init(rs);
 	if (ll_from_plan(p, LL_PATHS_HOST, rs, e) < 0) {
-		perr_print(e, d->prog, p->top.file);
+		perr_print(e, d->prog, policy);
 		r = diag_fail(d, EXIT_USAGE, 0, "%s cannot run in "
 			      "Landlock-only mode (%s)", policy, o->mode_why);
 	}
