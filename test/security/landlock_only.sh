@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-echo "1..24"
+echo "1..25"
 
 WS=$T/ws
 OUT=$T/out
@@ -134,6 +134,10 @@ print('pair')" 2>/dev/null)
 is "$out" "1 made
 made
 1 pair" "AF_UNIX sockets are refused (no mount hides host daemons' sockets); an anonymous pair works; UDP is not Landlock's (unshare net is TCP only) and netlink is allowed by this policy's filter"
+
+out=$(refused nomount -p "$T/ll.policy" -D WORKSPACE="$WS" -- /usr/bin/unshare -U /bin/true 2>&1 | grep -v '^pysbx:')
+is "$out" "unshare: unshare failed: Operation not permitted" \
+	"no user namespace of its own: nested-userns deny holds (seccomp @namespaces, as no limit inside a namespace can)"
 
 # --- signals ------------------------------------------------------------
 sleep 60 &
