@@ -200,15 +200,16 @@ struct run_result {
 /* A result with nothing in it (as zeroed), its buffers left untouched. */
 void run_result_init(struct run_result *r);
 
-/* {"event":"started","pid":N}; fd < 0: nothing. One write(2). */
+/* {"event":"started","pid":N[,"mode":..]}; fd < 0: nothing. One
+ * write(2). */
 int status_started(int fd, long pid);
 /* {"event":"exit","stage":..,"error":..,"errno":..,"code":..,
  *  "signal":..,"timeout":..,"wall_ms":..,"user_ms":..,"sys_ms":..,
  *  "max_rss_kb":..[,"scratch_error":..][,"mode":..]}; fd < 0: nothing. */
 int status_exit(int fd, const struct run_result *r);
-/* {"event":"mode","mode":"landlock-only","reason":..} before the run
- * when the guard chose the mode (reason null in namespace mode). */
-int status_mode(int fd, const char *mode, const char *reason);
+/* The mode the guard chose ("namespaces", "landlock-only"), added to
+ * the started record as "mode"; NULL (the default): no such key. */
+void status_set_mode(const char *mode);
 /* The exit record of a failure of the guard itself (stage "clean"),
  * built from d as diag_exit prints it. */
 int status_fail(int fd, const struct diag *d);

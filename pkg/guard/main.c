@@ -142,7 +142,7 @@ int guard_main(int argc, char **argv)
 		goto fail;
 	if (o.mode != MODE_NONE) {
 		res.mode = mode_name(o.mode);
-		status_mode(o.status_fd, res.mode, o.mode_why);
+		status_set_mode(res.mode);
 	}
 
 	/* Standalone, the target learns its scratch dir from the

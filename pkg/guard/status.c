@@ -196,13 +196,24 @@ static int write_line(int fd, const char *line, int n)
 	return w == n ? 0 : -1;
 }
 
+/* The mode of this run for the started record (status_set_mode). */
+static const char *run_mode;
+
+void status_set_mode(const char *mode)
+{
+	run_mode = mode;
+}
+
 int status_started(int fd, long pid)
 {
-	char line[96];
+	char line[128], mode[48] = "";
 
+	if (run_mode)
+		snprintf(mode, sizeof(mode), ",\"mode\":\"%s\"", run_mode);
 	return write_line(fd, line,
 			  snprintf(line, sizeof(line),
-				   "{\"event\":\"started\",\"pid\":%ld}\n", pid));
+				   "{\"event\":\"started\",\"pid\":%ld%s}\n", pid,
+				   mode));
 }
 
 void run_result_init(struct run_result *r)
@@ -213,22 +224,6 @@ void run_result_init(struct run_result *r)
 	r->wall_ms = r->user_ms = r->sys_ms = 0;
 	r->max_rss_kb = 0;
 	r->mode = NULL;
-}
-
-int status_mode(int fd, const char *mode, const char *reason)
-{
-	char line[1024], esc[600], why[sizeof(esc) + 2] = "null";
-
-	if (fd < 0)
-		return 0;
-	if (reason && *reason) {
-		diag_json_escape(esc, sizeof(esc), reason);
-		snprintf(why, sizeof(why), "\"%s\"", esc);
-	}
-	return write_line(fd, line,
-			  snprintf(line, sizeof(line),
-				   "{\"event\":\"mode\",\"mode\":\"%s\","
-				   "\"reason\":%s}\n", mode, why));
 }
 
 static void json_or_null(char *dst, size_t len, const char *escaped)

@@ -70,7 +70,7 @@ out=$(refused nomount --status-fd 3 -p "$T/ll.policy" -D WORKSPACE="$WS" \
 is "$?:$out:$(cat "$T/err")" "0:ok:$MODE_NOMOUNT" \
 	"mount refused (a container's profile): the run goes Landlock-only and says so once on stderr"
 is "$(grep -c '"mode":"landlock-only"' "$T/st")" 2 \
-	"the status records say mode landlock-only (the mode record and the exit record)"
+	"the status records say mode landlock-only (the started and the exit record)"
 is "$(cat "$WS/inside" 2>&1)" in "the workspace is the host's own directory (path-transparent), writable"
 out=$(refused nouserns -p "$T/ll.policy" -D WORKSPACE="$WS" -- /bin/true 2>&1)
 is "$?:$out" "0:$MODE_NOUSERNS" \
