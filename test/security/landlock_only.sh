@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-echo "1..25"
+echo "1..26"
 
 WS=$T/ws
 OUT=$T/out
@@ -171,6 +171,18 @@ refused nomount -t 1s -p "$T/ll.policy" -D WORKSPACE="$WS" -- /bin/sh -c \
 rc=$?
 is "$rc:$(left)" "124:" \
 	"nor the timeout (TERM ignored: KILL after the grace)"
+
+# Not through refused(): $! must be the guard (pysbx-seccomp execs it).
+"$B/pysbx-seccomp" -p "$T/nomount.policy" -- "$B/pysbx" run -p "$T/ll.policy" \
+	-D WORKSPACE="$WS" -- /bin/sh -c \
+	'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo up >started; sleep 303' >/dev/null 2>&1 &
+G=$!
+wait_for test -s "$WS/started"
+kill -TERM "$G"
+wait "$G"
+rc=$?
+rm -f "$WS/started"
+is "$rc:$(left)" "143:" "nor a SIGTERM to the guard (the caller cancels the run)"
 
 # --- refusals -----------------------------------------------------------------
 out=$(refused nomount -p "$POL/minimal.policy" -D PROG=/bin/true -- /prog 2>&1)
