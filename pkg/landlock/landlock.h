@@ -42,6 +42,9 @@ enum {
 	LL_RULE_TRY = 1 << 0, /* a missing path grants nothing */
 	LL_RULE_SHARED = 1 << 1, /* host tmpfs: only over a sticky,
 				  * world-writable directory, else hidden */
+	LL_RULE_LINK_SKIP = 1 << 2, /* host dev node: a symlink there gets
+				     * no rule (a container's /dev/ptmx ->
+				     * pts/ptmx: checked at its target) */
 };
 
 struct ll_rule {

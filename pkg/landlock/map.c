@@ -122,7 +122,7 @@ static int dev_rules(struct ll_ruleset *rs, struct perr *e,
 	} else {
 		for (i = 0; i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++)
 			if (add(rs, e, op, op->dst, dev_nodes[i], rw,
-				LL_RULE_TRY) < 0)
+				LL_RULE_TRY | LL_RULE_LINK_SKIP) < 0)
 				return -1;
 		if (add(rs, e, op, op->dst, "pts", rw | LL_FS_READ_DIR,
 			LL_RULE_TRY) < 0)

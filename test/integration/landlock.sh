@@ -33,7 +33,7 @@ if [[ $abi -lt 1 ]]; then
 	echo "1..0 # SKIP the kernel has no Landlock"
 	exit 0
 fi
-echo "1..58"
+echo "1..59"
 
 pol() {
 	local f=$T/$1.policy
@@ -236,6 +236,16 @@ S=$(pol sym 'unshare user mount' "ro-bind $T/link $T/link")
 L "$S" -- /bin/true
 is "$rc:$(head -1 "$T/err")" "111:pysbx-landlock: fatal: unable to open $T/link for its Landlock rule ('ro-bind' at $S:2) (a symlink is on its way): Symbolic link loop" \
 	"a symlink in a rule's path is refused, never followed"
+
+# host dev: a container's /dev/ptmx is a symlink to pts/ptmx: no rule
+# for the link (access is checked at its target), no failure
+mkdir -p "$T/fakedev/pts"
+ln -s pts/ptmx "$T/fakedev/ptmx"
+echo z >"$T/fakedev/null"
+F=$(pol fakedev 'unshare user mount pid' "ro-bind $PROBE_DIR $PROBE_DIR" "dev $T/fakedev")
+L "$F" -- "$PROBE" read:"$T/fakedev/null" write:"$T/fakedev/null"
+is "$rc:$(said read:"$T/fakedev/null"):$(said write:"$T/fakedev/null")" "0:read:$T/fakedev/null=ok:write:$T/fakedev/null=ok" \
+	"host dev: a node that is a symlink (ptmx -> pts/ptmx) is skipped, the others ruled"
 
 # host tmpfs: the host's directory only when it is shared by design
 H=$(pol htmp 'unshare user mount' "ro-bind $PROBE_DIR $PROBE_DIR" "ro-bind $T $T" "tmpfs $T/rw")
