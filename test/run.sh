@@ -237,6 +237,7 @@ if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	# the fixtures stay symlinks (cp -R does not follow them).
 	[[ -d build/bin ]] && cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
 	[[ -d build/test/probe ]] && cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
+	[[ -d build/policies ]] && cp -R --preserve=mode,timestamps build/policies "$WORK/build/policies"
 	cp -R --preserve=mode,timestamps test "$WORK/test"
 	# The docs, for the tests that run their examples as printed.
 	cp --preserve=mode,timestamps README.md "$WORK/README.md"

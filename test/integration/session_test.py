@@ -519,6 +519,69 @@ r = f.status()
 ok(r["ready"] is False, "after a failed start, status: not ready", r)
 f.close()
 
+# --- the precompiled worker ------------------------------------------------
+# The build compiles the shipped worker once (build/policies, installed
+# beside the policies); the session hands that code to python3, which runs
+# it only if it was compiled from the very source it is given (the hash in
+# the .pyc's header) by this interpreter (the magic number). An installed
+# layout in T/inst, with a .pyc whose code says "pyc" as the python
+# version: with the real source's hash it is run, with another's it is not.
+
+def make_pyc(path, header_src, code_src):
+    import importlib.util
+    import marshal
+    h = importlib.util.source_hash(header_src)
+    code = compile(code_src, "session_worker.py", "exec")
+    with open(path, "wb") as fo:
+        fo.write(importlib.util.MAGIC_NUMBER + b"\x01\0\0\0" + h +
+                 marshal.dumps(code))
+
+
+built = os.path.join(ROOT, "build", "policies", "session_worker.pyc")
+ok(os.path.isfile(built), "the build made the worker's .pyc", built)
+INST = os.path.join(T, "inst")
+os.makedirs(os.path.join(INST, "bin"))
+os.makedirs(os.path.join(INST, "share", "pysbx", "policies"))
+for prog in os.listdir(BIN):
+    subprocess.run(["cp", os.path.join(BIN, prog),
+                    os.path.join(INST, "bin", prog)], check=True)
+POL = os.path.join(INST, "share", "pysbx", "policies")
+for f in ("python.policy", "session_worker.py"):
+    subprocess.run(["cp", os.path.join(os.environ["PYSBX_POLICIES"], f),
+                    POL], check=True)
+with open(os.path.join(POL, "session_worker.py"), "rb") as fi:
+    real = fi.read()
+marked = real.replace(b"py=sys.version.split()[0].encode()", b'py=b"pyc"')
+ok(marked != real, "the worker's ready frame names the python version")
+
+
+def inst_python(pyc_header_src):
+    make_pyc(os.path.join(POL, "session_worker.pyc"), pyc_header_src,
+             marked)
+    s = Session(os.path.join(INST, "bin", "pysbx"), workspace=WS,
+                extra_args=["--scratch-parent", PARENT])
+    r = s.execute("6 * 7")
+    st = s.status()
+    s.close()
+    return r, st
+
+
+r, st = inst_python(real)
+ok(r["status"] == "ok" and r["value"] == "42" and st["python"] == "pyc",
+   "a .pyc of the shipped worker's source is what the worker runs", r, st)
+r, st = inst_python(marked)
+ok(r["status"] == "ok" and r["value"] == "42" and
+   st["python"] == sys.version.split()[0],
+   "a .pyc of another source is not run: the source is compiled", r, st)
+with open(os.path.join(POL, "session_worker.pyc"), "wb") as fo:
+    fo.write(b"\0" * 40)
+s = Session(os.path.join(INST, "bin", "pysbx"), workspace=WS,
+            extra_args=["--scratch-parent", PARENT])
+r = s.execute("6 * 7")
+ok(r["status"] == "ok" and r["value"] == "42",
+   "a .pyc that is not one (another interpreter's) is not run either", r)
+s.close()
+
 subprocess.run(["rm", "-rf", T])
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
