@@ -223,6 +223,38 @@ ok(not my_procs("daemon-marker-1") and not workers(),
    my_procs("daemon-marker-1"), workers())
 
 
+def uid_procs():
+    """Pids of this uid but this process: exiting ones too (their
+    command line is gone once their memory is, their status is not)."""
+    out = set()
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or int(p) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{p}/status") as f:
+                uid = [ln.split()[1] for ln in f if ln.startswith("Uid:")][0]
+        except (OSError, IndexError):
+            continue
+        if int(uid) == os.getuid():
+            out.add(int(p))
+    return out
+
+
+# The same for a sandbox that is slow to die: a worker holding 300 MB
+# takes tens of ms to give its memory back after SIGKILL, long after the
+# guard (the host's only child until the kill) is gone. Only a host that
+# is the sandbox's subreaper waits for it before answering.
+before = uid_procs()
+h = session()
+r = h.execute("big = b'x' * (300 << 20)\nimport time\ntime.sleep(100)",
+              timeout=1)
+left = uid_procs() - before - {h.proc.pid}
+ok(r["status"] == "timeout" and not left,
+   "a worker slow to die (300 MB to free) is gone when its timeout is "
+   "answered", r["status"], sorted(left))
+h.close()
+
+
 def stopped():
     a = os.path.getsize(daemon) if os.path.exists(daemon) else -1
     time.sleep(0.4)
