@@ -95,6 +95,8 @@ struct scratch {
 				 * (LOCK_EX), or PARENT/NAME.lock when
 				 * lock_file; ADOPT: the directory, LOCK_SH */
 	bool lock_file;		/* the directory could not be flock'ed */
+	dev_t dev;		/* the directory's identity, as made or */
+	ino_t ino;		/* adopted: pysbx-mount binds only it */
 	/* Last: without a scratch directory, its untouched pages never
 	 * become resident. */
 	char path[PATH_MAX];	/* the directory: ${SCRATCH} */

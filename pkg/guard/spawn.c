@@ -119,7 +119,7 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 		return argv;
 	while (argv[n])
 		n++;
-	nargv = calloc(n + 7, sizeof(*nargv));
+	nargv = calloc(n + 9, sizeof(*nargv));
 	if (!nargv)
 		return NULL;
 	nargv[0] = argv[0];
@@ -137,6 +137,10 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 	}
 	if (c->allow_untrusted)
 		nargv[k++] = "--allow-untrusted";
+	if (c->scratch_arg) {
+		nargv[k++] = "--scratch-id";
+		nargv[k++] = c->scratch_arg;
+	}
 	memcpy(nargv + k, argv + 1, n * sizeof(*nargv));
 	return nargv;
 }
