@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "guard/guard.h"
@@ -26,37 +28,25 @@ static int cg_parent = -1;	/* the caller's cgroup directory */
 static int cg_procs = -1;	/* ours: cgroup.procs, for the child */
 static char cg_name[32];	/* ours: "pysbx-PID" under cg_parent */
 
-/* The mount point of the cgroup v2 hierarchy, if its root is mounted
- * (not a cgroup namespace's view of a subtree: paths would not match). */
-static int v2_mount(char *out, size_t len)
+/* Where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup (a v2-only
+ * host) or /sys/fs/cgroup/unified (a hybrid one, systemd's layout). */
+static const char *v2_mount(void)
 {
-	char buf[16384], *line, *save = NULL;
-	ssize_t n = file_read_at(AT_FDCWD, "/proc/self/mountinfo", buf,
-				 sizeof(buf) - 1);
+	static const char *const where[] = { "/sys/fs/cgroup",
+					     "/sys/fs/cgroup/unified" };
+	struct statfs sf;
 
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char root[8], mnt[256];
-		const char *sep = strstr(line, " - ");
-
-		if (!sep || strncmp(sep + 3, "cgroup2 ", 8))
-			continue;
-		if (sscanf(line, "%*d %*d %*s %7s %255s", root, mnt) != 2 ||
-		    strcmp(root, "/") || strchr(mnt, '\\'))
-			continue;
-		snprintf(out, len, "%s", mnt);
-		return 0;
-	}
-	return -1;
+	for (size_t i = 0; i < 2; i++)
+		if (statfs(where[i], &sf) == 0 &&
+		    sf.f_type == CGROUP2_SUPER_MAGIC)
+			return where[i];
+	return NULL;
 }
 
 /* "0::/PATH" of /proc/self/cgroup: our cgroup v2. */
 static int own_cgroup(char *out, size_t len)
 {
-	char buf[4096], *p;
+	char buf[1024], *p;
 	ssize_t n = file_read_at(AT_FDCWD, "/proc/self/cgroup", buf,
 				 sizeof(buf) - 1);
 
@@ -104,11 +94,16 @@ static void sweep_stale(void)
 
 int guard_cgroup_open(void)
 {
-	char mnt[256], path[PATH_MAX], own[PATH_MAX];
+	char path[640], own[512];
+	const char *mnt;
 	struct stat st;
 	int fd;
 
-	if (v2_mount(mnt, sizeof(mnt)) < 0 || own_cgroup(own, sizeof(own)) < 0 ||
+	/* Root passes every permission check: whether its cgroup was
+	 * delegated to it cannot be told, and a system cgroup is not for
+	 * pysbx to divide. */
+	if (geteuid() == 0 || !(mnt = v2_mount()) ||
+	    own_cgroup(own, sizeof(own)) < 0 ||
 	    (size_t)snprintf(path, sizeof(path), "%s%s", mnt, own) >=
 		    sizeof(path))
 		return -1;
