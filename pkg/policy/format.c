@@ -461,6 +461,29 @@ static __attribute__((noinline)) void sc_rule(struct out *o, int wp,
 	put(o, "\n", 1);
 }
 
+static void landlock(struct out *o, const struct plan *p, int wp)
+{
+	static const char *const only[] = { "deny", "allow", "always" };
+
+	if (p->landlock) {
+		line(o, wp, at(p, PAT_LANDLOCK), "landlock");
+		add(o, " yes\n");
+	}
+	if (p->ll_best_effort) {
+		line(o, wp, at(p, PAT_LLBEST), "landlock-best-effort");
+		for (unsigned b = 1; b < LL_BE_ALL; b <<= 1)
+			if (p->ll_best_effort & b)
+				add(o, " %s", ll_class_name(b));
+		add(o, "\n");
+	}
+	if (p->ll_only != LL_ONLY_DENY) {
+		line(o, wp, at(p, PAT_LLONLY), "landlock-only");
+		add(o, " %s\n", only[p->ll_only]);
+	}
+}
+
+static void net(struct out *o, const struct plan *p, int wp);
+
 static void render(struct out *o, const struct plan *p, int wp)
 {
 	if (p->ns) {
@@ -577,6 +600,7 @@ static void render(struct out *o, const struct plan *p, int wp)
 	}
 	for (size_t i = 0; i < p->nsc; i++)
 		sc_rule(o, wp, &p->sc[i]);
+	landlock(o, p, wp);
 	line(o, wp, at(p, PAT_TIMEOUT), "timeout");
 	if (p->timeout_ms && wp)
 		dur(o, p->timeout_ms, 0);
@@ -603,6 +627,41 @@ static void render(struct out *o, const struct plan *p, int wp)
 		add(o, "\n");
 	} else if (!wp) {
 		add(o, "# no scratch: no scratch directory\n");
+	}
+	net(o, p, wp);
+}
+
+/* The network proxy's lines: hosts and addresses were validated at parse
+ * time (letters, digits, ".-_*:[]"), bare words for the lexer. */
+static void net(struct out *o, const struct plan *p, int wp)
+{
+	char a[PX_ADDR_TEXT];
+
+	if (!p->net_proxy)
+		return;
+	line(o, wp, at(p, PAT_PROXY), "net-proxy");
+	str(o, " port=");
+	unum(o, p->proxy_port, 10);
+	put(o, "\n", 1);
+	for (size_t i = 0; i < p->npx; i++) {
+		const struct px_rule *r = &p->px[i];
+
+		line(o, wp, &r->pos, r->deny ? "net-deny" : "net-allow");
+		put(o, " ", 1);
+		str(o, r->host);
+		if (r->port) {
+			put(o, ":", 1);
+			unum(o, r->port, 10);
+		}
+		put(o, "\n", 1);
+	}
+	for (size_t i = 0; i < p->npin; i++) {
+		line(o, wp, &p->pin[i].pos, "net-resolve");
+		put(o, " ", 1);
+		str(o, p->pin[i].name);
+		put(o, "=", 1);
+		str(o, px_addr_text(&p->pin[i].addr, a));
+		put(o, "\n", 1);
 	}
 }
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proxy/proxy.h"
+
 #define PLAN_MAX_FS 256		/* filesystem directives */
 #define PLAN_MAX_ENV 128	/* env and env-pass entries */
 #define PLAN_MAX_SC 1024	/* seccomp rules after preset expansion */
@@ -31,6 +33,9 @@
 #define PLAN_MAX_INCLUDE_DEPTH 16
 #define PLAN_MAX_FILES 64	/* policy files read (top + includes) */
 #define SC_MAX_COND 6
+#define PLAN_MAX_PX 256		/* net-allow and net-deny rules */
+#define PLAN_MAX_PIN 64		/* net-resolve pins */
+#define PLAN_PROXY_PORT 3128	/* net-proxy's default port */
 
 /* Where a directive came from; file is owned by the plan's arena. */
 struct pos {
@@ -136,6 +141,24 @@ struct sc_rule {
 	struct pos pos;
 };
 
+/* One net-allow or net-deny rule (docs/POLICY.md "Network proxy"). */
+struct px_rule {
+	bool deny;
+	enum px_rule_kind kind;
+	unsigned port;		/* 1-65535, 0: any */
+	const char *host;	/* as written, without the port: "example.com",
+				 * "*.example.com", "*", "10.0.0.1", "[::1]" */
+	struct px_addr addr;	/* PXR_IP */
+	struct pos pos;
+};
+
+/* net-resolve NAME=ADDR: NAME is not resolved, ADDR is used. */
+struct px_pin {
+	const char *name;	/* a valid lower-case name */
+	struct px_addr addr;
+	struct pos pos;
+};
+
 enum scratch_mode { SCRATCH_NONE, SCRATCH_CREATE, SCRATCH_ADOPT };
 
 /* Directives that may appear once (and unshare, keep-fd: first use); the
@@ -143,8 +166,25 @@ enum scratch_mode { SCRATCH_NONE, SCRATCH_CREATE, SCRATCH_ADOPT };
 enum plan_at {
 	PAT_UNSHARE, PAT_UID, PAT_GID, PAT_HOSTNAME, PAT_NESTED, PAT_CHDIR,
 	PAT_UMASK, PAT_SESSION, PAT_DIESIG, PAT_STDIN, PAT_KEEPFD, PAT_SCDEFAULT,
-	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_N
+	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_PROXY, PAT_LANDLOCK,
+	PAT_LLBEST, PAT_LLONLY, PAT_N
 };
+
+/* Landlock classes a policy may mark best-effort (landlock-best-effort):
+ * each is dropped, with a warning, where the kernel's ABI lacks it;
+ * any other one the kernel lacks stops the run (docs/LANDLOCK.md). */
+enum {
+	LL_BE_FS = 1 << 0,		/* ABI 1: the filesystem rules */
+	LL_BE_TRUNCATE = 1 << 1,	/* ABI 3 */
+	LL_BE_TCP = 1 << 2,		/* ABI 4 */
+	LL_BE_IOCTL_DEV = 1 << 3,	/* ABI 5 */
+	LL_BE_SCOPE_SIGNAL = 1 << 4,	/* ABI 6 */
+	LL_BE_SCOPE_UNIX = 1 << 5,	/* ABI 6: abstract unix sockets */
+	LL_BE_ALL = (1 << 6) - 1,
+};
+
+/* landlock-only: may the policy run without pysbx-mount? */
+enum ll_only { LL_ONLY_DENY, LL_ONLY_ALLOW, LL_ONLY_ALWAYS };
 
 struct plan {
 	/* namespaces (pysbx-mount) */
@@ -176,6 +216,11 @@ struct plan {
 	struct sc_rule *sc;
 	size_t nsc;
 
+	/* Landlock (pysbx-landlock) */
+	bool landlock;		/* landlock yes: in the namespace chain too */
+	unsigned ll_best_effort; /* LL_BE_* */
+	enum ll_only ll_only;
+
 	/* lifecycle (pysbx-clean) */
 	uint64_t timeout_ms;	/* 0: none */
 	uint64_t kill_after_ms;	/* grace between TERM and KILL */
@@ -184,11 +229,20 @@ struct plan {
 	enum scratch_mode scratch;
 	const char *scratch_path; /* parent (create) or directory (adopt) */
 
+	/* network proxy (the guard's; pkg/proxy) */
+	bool net_proxy;		/* net-proxy: implies a net namespace */
+	unsigned proxy_port;	/* listener 127.0.0.1:PORT inside */
+	struct px_rule *px;	/* net-allow, net-deny in policy order */
+	size_t npx;
+	struct px_pin *pin;
+	size_t npin;
+
 	const char *files[PLAN_MAX_FILES]; /* every policy file read */
 	size_t nfiles;
 	struct pos top;		/* the top-level policy file, line 1 */
 	struct pos at[PAT_N];	/* where each scalar was set, line 0: unset */
 	size_t cap_fs, cap_env, cap_sc; /* room in fs, env, sc (they grow) */
+	size_t cap_px, cap_pin;
 	void *arena;		/* owns every pointer above */
 };
 
@@ -297,5 +351,7 @@ const char *fs_kind_name(enum fs_kind k);
 const char *rlimit_name(int resource);
 int rlimit_by_name(const char *name);	/* -1 if unknown */
 const char *ns_name(unsigned bit);
+/* The name of one LL_BE_* bit ("tcp"), or NULL. */
+const char *ll_class_name(unsigned bit);
 
 #endif
