@@ -884,6 +884,112 @@ static int git_worktree(struct walk *w, const char *g, const char *wt,
 	return 0;
 }
 
+/* Rename rel to rel.pysbx-refused-TIME and report it (why: how it got
+ * there). */
+static void move_aside(struct walk *w, const char *rel, const char *why)
+{
+	char aside[PLAN_MAX_PATH + 64];
+
+	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
+		 (long)time(NULL));
+	if (renameat(w->rootfd, rel, w->rootfd, aside) == 0)
+		report(w, "moved", rel, "%s and would redirect git on the "
+		       "host: moved to %s", why, base_of(aside));
+	else
+		report(w, "created", rel, "%s and would redirect git on the "
+		       "host; it could not be moved aside (%s): remove it",
+		       why, strerror(errno));
+}
+
+/* Is key (lower case) of section sect set to true in config file rel?
+ * Only the file itself, as git reads a repository's extensions. */
+static bool config_true(struct walk *w, const char *rel, const char *sect,
+			const char *key)
+{
+	char s[64] = "", *buf = malloc(CONFIG_MAX), *line, *next;
+	bool on = false;
+
+	if (!buf || read_rel(w, rel, buf, CONFIG_MAX) < 0) {
+		free(buf);
+		return false;
+	}
+	for (line = buf; line; line = next) {
+		char *eq;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		trim(&line);
+		if (line[0] == '[') {
+			size_t n = strcspn(line + 1, " \t\"]");
+
+			snprintf(s, sizeof(s), "%.*s", (int)n, line + 1);
+			line = strchr(line, ']');
+			if (!line++)
+				continue;
+			trim(&line);
+		}
+		if (strcasecmp(s, sect) || !*line)
+			continue;
+		if ((eq = strchr(line, '=')))
+			*eq = '\0';
+		trim(&line);
+		if (strcasecmp(line, key))
+			continue;
+		if (!eq) {
+			on = true;	/* a bare key is true */
+			continue;
+		}
+		line = eq + 1;
+		config_value(line);
+		on = !strcasecmp(line, "true") || !strcasecmp(line, "yes") ||
+		     !strcasecmp(line, "on") || !strcmp(line, "1");
+	}
+	free(buf);
+	return on;
+}
+
+/* What an earlier run may have left that git never makes, refused at
+ * the start of every run (a run killed before its own check could not
+ * move it aside): a commondir in a git dir that is not a linked
+ * worktree's (worktrees/NAME), and a config.worktree that the
+ * repository's config does not enable (a later extensions.worktreeConfig
+ * would make the host's git read it). */
+static void git_leftovers(struct walk *w, const char *g)
+{
+	char rel[PLAN_MAX_PATH + 16], dir[PLAN_MAX_PATH + 1],
+		cfg[PLAN_MAX_PATH + 16], buf[PLAN_MAX_PATH + 1];
+	bool linked;
+	struct stat st;
+
+	dir_of(g, dir, sizeof(dir));
+	linked = !strcmp(base_of(dir), "worktrees");
+	snprintf(rel, sizeof(rel), "%s/commondir", g);
+	if (!linked && lstat_rel(w, rel, &st) == 0)
+		move_aside(w, rel, "is a commondir in a git dir that is not a "
+			   "linked worktree's (left by an earlier run?)");
+	snprintf(rel, sizeof(rel), "%s/config.worktree", g);
+	if (lstat_rel(w, rel, &st) < 0)
+		return;
+	/* The repository's config: the commondir's for a linked worktree. */
+	snprintf(cfg, sizeof(cfg), "%s/config", g);
+	if (linked) {
+		char *c = buf, cd[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
+
+		snprintf(cfg, sizeof(cfg), "%s/commondir", g);
+		if (read_rel(w, cfg, buf, sizeof(buf)) <= 0)
+			return;
+		trim(&c);
+		if (!below_dir(w, g, c, cd, sizeof(cd)) ||
+		    resolve(w->rootfd, w->p->op->dst, cd, real,
+			    sizeof(real)) < 0)
+			return;	/* out of DIR: config.worktree stays RO */
+		snprintf(cfg, sizeof(cfg), "%s/config", real);
+	}
+	if (!config_true(w, cfg, "extensions", "worktreeconfig"))
+		move_aside(w, rel, "is a config.worktree that the repository's "
+			   "config does not enable (left by an earlier run?)");
+}
+
 /* g: a git dir below DIR; wt: a worktree using it (NULL: not known). */
 static int git_dir(struct walk *w, const char *g, const char *wt,
 		   unsigned nest)
@@ -897,6 +1003,7 @@ static int git_dir(struct walk *w, const char *g, const char *wt,
 		return wt ? git_worktree(w, g, wt, nest) : 0;
 	if (lstat_rel(w, g, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
+	git_leftovers(w, g);
 	if (pin(w, g, &st) < 0)
 		return -1;
 	for (size_t i = 0; git_ro[i]; i++) {
@@ -1252,7 +1359,7 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
  * aside (the host's git would follow it), and reported. */
 static void check_gitdir(struct walk *w, const char *g)
 {
-	char rel[PLAN_MAX_PATH + 1], aside[PLAN_MAX_PATH + 64];
+	char rel[PLAN_MAX_PATH + 1];
 	struct stat st;
 
 	for (size_t i = 0; git_ro[i]; i++) {
@@ -1268,17 +1375,7 @@ static void check_gitdir(struct walk *w, const char *g)
 			       "git on the host will use it; review it");
 			continue;
 		}
-		snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
-			 (long)time(NULL));
-		if (renameat(w->rootfd, rel, w->rootfd, aside) == 0)
-			report(w, "moved", rel, "was created during the run "
-			       "and would redirect git on the host: moved to "
-			       "%s", base_of(aside));
-		else
-			report(w, "created", rel, "was created during the run "
-			       "and would redirect git on the host; it could "
-			       "not be moved aside (%s): remove it",
-			       strerror(errno));
+		move_aside(w, rel, "was created during the run");
 	}
 }
 

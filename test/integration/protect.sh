@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..36"
+echo "1..41"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -89,6 +89,45 @@ printf "%s\n" "$EVIL" > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit; e
 is "$(host_commit "$W")" clean "a new .git/commondir pointing at a directory with its own hooks: the host's git commit runs nothing the sandbox wrote"
 [[ $out == *"pysbx-mount: warning: "*".git/commondir"* && $st == *'"event":"protect"'*commondir* ]] &&
 	ok "... the run says so on stderr and in a status record" || not_ok "... the run says so on stderr and in a status record" "out: $out" "status: $st"
+# red-team F1: the run that planted the commondir is killed before any
+# check after it can run: kill -9 of the front door, of its whole process
+# group, and a target that ignores TERM until the timeout's KILL. The
+# planted name must be gone by the time the host's git runs.
+PLANT='mkdir evil && cp -a .git/objects .git/refs .git/HEAD .git/config evil/ && mkdir evil/hooks &&
+printf "%s\n" "$EVIL" > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit &&
+git config -f evil/config core.fsmonitor "sh -c \"echo fsmonitor >>'"$PWN"'\"; false" &&
+echo ../evil > .git/commondir &&'
+# killed WS HOW: agent-shell on WS plants a commondir, then is killed
+# (front: kill -9 of pysbx run; group: of its process group; timeout: the
+# target ignores TERM, so the timeout ends it with KILL); waits for every
+# process of the run to be gone.
+killed() {
+	local ws=$1 how=$2 p t=10m body='exec sleep 1000'
+	[[ $how == timeout ]] && t=1s body='trap "" TERM; while :; do sleep 0.1; done'
+	setsid "$B/pysbx" run -t "$t" -k 1s -p "$P/agent-shell.policy" -D WORKSPACE="$ws" -- \
+		/bin/sh -c "EVIL='$EVIL'
+$PLANT $body" >"$T/killed.out" 2>&1 &
+	p=$!
+	wait_for test -e "$ws/.git/commondir" || echo "# not planted: $(cat "$T/killed.out")"
+	case $how in
+	front) kill -9 "$p" ;;
+	group) kill -9 -- "-$p" ;;
+	esac
+	wait "$p" 2>/dev/null
+	wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000|sleep 0.1" >/dev/null'
+}
+for how in front group timeout; do
+	W=$T/r4k$how && newrepo "$W"
+	killed "$W" $how
+	is "$(host_commit "$W")" clean "a .git/commondir planted by a run that is then killed ($how): the host's git runs nothing the sandbox wrote"
+done
+W=$T/r4s && newrepo "$W" && mkdir -p "$W/evil" && cp -a "$W/.git/." "$W/evil/" && printf '%s\n' "$EVIL" >"$W/evil/hooks/pre-commit" &&
+	chmod +x "$W/evil/hooks/pre-commit" && echo ../evil >"$W/.git/commondir" &&
+	printf '[core]\n\tfsmonitor = "echo wt >>%s; false"\n' "$PWN" >"$W/.git/config.worktree"
+sh_in "$W" 'echo ran'
+is "$rc:$(ls "$W/.git" | grep -c pysbx-refused):$(host_commit "$W")" \
+	"0:2:clean" "a commondir and a config.worktree (no extensions.worktreeConfig) left by an earlier killed run: the next run moves them aside at its start"
+[[ $st == *'"what":"moved"'*commondir* ]] && ok "... and says so in a status record" || not_ok "... and says so in a status record" "$st"
 # A remote named in .git/remotes/ (config has no origin) at a bare repo the
 # sandbox made, with its own pre-receive hook: the host's push runs it.
 W=$T/r4b && newrepo "$W" && rm -rf "$W/.git/remotes" "$W/.git/branches"
