@@ -719,3 +719,27 @@ __MUTATIONS__
 @@ tests: integration/protect
 -		return wt ? git_worktree(w, g, wt, nest) : 0;
 +		return 0;
+
+@@ name: protect-pid1-dies-with-monitor
+@@ invariant: SECURITY Protected paths: a SIGKILL of the front door (or its process group) does not skip the check after the run (red-team F1)
+@@ file: pkg/mnt/sandbox.c
+@@ tests: integration/protect
+-	if (monitor_gone(sync_fd))
+-		_exit(EXIT_SYSCALL);
++	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || monitor_gone(sync_fd))
++		_exit(EXIT_SYSCALL);
+
+@@ name: guard-kills-pid1-after-grace
+@@ invariant: SECURITY Protected paths: the timeout's KILL ends the sandbox through pid 1, which still checks the tree (red-team F1)
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/protect
+-	if (s->phase < ENDING && s->o->wait_started && !s->reaped) {
++	if (0) {
+
+@@ name: protect-leftovers-kept
+@@ invariant: SECURITY Protected paths: a commondir or an unenabled config.worktree an earlier (killed) run left is moved aside at the start of every run (red-team F1)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-	git_leftovers(w, g);
+-	if (pin(w, g, &st) < 0)
++	if (pin(w, g, &st) < 0)

@@ -46,6 +46,8 @@
 #define GIT_NEST 8		/* gitdir/commondir/modules levels followed */
 #define CONFIG_MAX (256 << 10)
 #define INCLUDE_DEPTH 10	/* git's own bound on nested config includes */
+#define DIRS_MAX 100000	/* directories a scan opens: a .git is looked
+				 * for at any depth; fail closed above */
 #define INCLUDE_MAX 64		/* config files read per worktree of a git
 				 * dir: a fan-out of includes must not hang
 				 * the start; fail closed above */
@@ -89,6 +91,11 @@ struct prot {
 	struct seen *s;
 	size_t ns, caps;
 	size_t nro;
+	bool git;		/* .git matches: looked for at any depth */
+	size_t ndirs;		/* directories opened by the current scan */
+	bool unchecked;		/* the check after the run hit DIRS_MAX */
+	char **defused;		/* git dirs made harmless after the run */
+	size_t ndef, capdef;
 	int ifd;		/* inotify: lock files made next to them */
 	char **wrel;		/* the watched directory of each wd - 1 */
 	size_t nw;
@@ -242,7 +249,8 @@ static void report(struct walk *w, const char *what, const char *rel,
 	va_list ap;
 	int n;
 
-	snprintf(path, sizeof(path), "%s/%s", w->p->op->dst, rel);
+	snprintf(path, sizeof(path), "%s%s%s", w->p->op->dst, *rel ? "/" : "",
+		 rel);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -1081,10 +1089,16 @@ static int on_match(struct walk *w, const char *rel, const struct stat *st)
 	return protect_path(w, rel);
 }
 
+static void git_new(struct walk *w, const char *rel, const struct stat *st);
+
 /* A match found by the check after the run. */
 static int on_match_after(struct walk *w, const char *rel,
 			  const struct stat *st)
 {
+	if (!strcmp(base_of(rel), ".git") && !was_seen(w->p, rel, S_MATCH, st)) {
+		git_new(w, rel, st);
+		return 0;
+	}
 	if (!was_seen(w->p, rel, S_MATCH, st))
 		report(w, "created", rel, "%s during the run under a "
 		       "protected name: review it before trusting it",
@@ -1092,6 +1106,25 @@ static int on_match_after(struct walk *w, const char *rel,
 		       was_seen(w->p, rel, -1, NULL) ? "was replaced" :
 						       "was created");
 	return 0;
+}
+
+/* More than DIRS_MAX directories: at start the run is refused; after
+ * it, what was not reached is said to be unchecked (and the run fails,
+ * mnt_protect_check). */
+static int too_many_dirs(struct walk *w)
+{
+	if (w->post) {
+		w->p->unchecked = true;
+		return -1;
+	}
+	diag_fail(w->d, EXIT_SYSCALL, 0,
+		  "unable to protect %s: more than %d directories below it "
+		  "(a repository is looked for at any depth) (at %s:%u)",
+		  w->p->op->dst, DIRS_MAX, w->p->op->pos.file,
+		  w->p->op->pos.line);
+	diag_hint(w->d, "protect a smaller directory (the project, not "
+		  "the whole home)");
+	return -1;
 }
 
 static int scan_dir(struct walk *w, int fd, char *rel, size_t len,
@@ -1118,20 +1151,28 @@ static int scan_dir(struct walk *w, int fd, char *rel, size_t len,
 		if (len)
 			rel[len] = '/';
 		memcpy(rel + len + !!len, de->d_name, n + 1);
-		if (matches(w->p, rel)) {
+		/* Below the depth, only a .git is looked for: a repository
+		 * at any depth runs its config and hooks for the host's git
+		 * (through a gitlink, or in a shell that cd's there). */
+		if (level <= w->p->op->inodes ? matches(w->p, rel) :
+		    !strcmp(de->d_name, ".git") && matches(w->p, rel)) {
 			if (fstatat(dirfd(dir), de->d_name, &st,
 				    AT_SYMLINK_NOFOLLOW) == 0)
 				r = w->post ? on_match_after(w, rel, &st)
 					    : on_match(w, rel, &st);
-		} else if (level < w->p->op->inodes &&
+		} else if ((level < w->p->op->inodes || w->p->git) &&
 			   (t == DT_DIR || t == DT_UNKNOWN)) {
 			/* Only directories are opened: the scan costs a
 			 * readdir per directory and a syscall per match. */
-			int c = sys_openat2(dirfd(dir), de->d_name,
-					    O_RDONLY | O_DIRECTORY |
-						    O_NOFOLLOW | O_CLOEXEC,
-					    0, MNT_RESOLVE);
+			int c = -1;
 
+			if (++w->p->ndirs > DIRS_MAX)
+				r = too_many_dirs(w);
+			else
+				c = sys_openat2(dirfd(dir), de->d_name,
+						O_RDONLY | O_DIRECTORY |
+							O_NOFOLLOW | O_CLOEXEC,
+						0, MNT_RESOLVE);
 			if (c >= 0)
 				r = scan_dir(w, c, rel, len + (len ? 1 : 0) + n,
 					     level + 1);
@@ -1147,6 +1188,9 @@ static int scan(struct walk *w)
 	char rel[PLAN_MAX_PATH + 1] = "";
 	int fd = sys_openat2(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			     0, MNT_RESOLVE);
+
+	w->p->ndirs = 0;
+	w->p->git = matches(w->p, ".git");
 
 	if (fd < 0)
 		return w->post ? 0 : mnt_op_fail(w->d, w->p->op, errno, NULL, "");
@@ -1355,6 +1399,211 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 
 /* --- after the run ------------------------------------------------------------ */
 
+/* The keys a repository's config keeps when the sandbox made it: they
+ * describe the repository (format, worktree, author) and run nothing.
+ * Everything else (core.fsmonitor, core.hooksPath, core.sshCommand,
+ * aliases, filters, remotes, includes...) stays in the file moved aside. */
+static bool config_kept(const char *sect, const char *key)
+{
+	static const char *const keep[] = {
+		"core.repositoryformatversion", "core.filemode", "core.bare",
+		"core.logallrefupdates", "core.ignorecase",
+		"core.precomposeunicode", "core.symlinks", "core.worktree",
+		"extensions.objectformat", "extensions.refstorage",
+		"user.name", "user.email", NULL
+	};
+	char k[160];
+
+	snprintf(k, sizeof(k), "%s.%s", sect, key);
+	for (size_t i = 0; keep[i]; i++)
+		if (!strcasecmp(k, keep[i]))
+			return true;
+	return false;
+}
+
+/* A new config at rel with only the kept keys of the file old (moved
+ * aside), each value quoted. Nothing is written when none is kept. */
+static void config_reduce(struct walk *w, const char *rel, const char *old)
+{
+	char sect[64] = "", last[64] = "", *buf = malloc(CONFIG_MAX),
+	     *out = malloc(CONFIG_MAX), *line, *next;
+	size_t n = 0;
+	bool sub = false;
+	int fd;
+
+	if (!buf || !out || read_rel(w, old, buf, CONFIG_MAX) < 0)
+		goto done;
+	for (line = buf; line; line = next) {
+		char *eq, *key;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		trim(&line);
+		if (line[0] == '[') {
+			size_t l = strcspn(line + 1, " \t\"].");
+
+			snprintf(sect, sizeof(sect), "%.*s", (int)l, line + 1);
+			sub = line[1 + l] != ']';	/* [remote "x"], [a.b] */
+			line = strchr(line, ']');
+			if (!line++)
+				continue;
+			trim(&line);
+		}
+		if (sub || !*line || !(eq = strchr(line, '=')))
+			continue;
+		*eq = '\0';
+		key = line;
+		trim(&key);
+		line = eq + 1;
+		config_value(line);
+		if (!config_kept(sect, key) || strpbrk(line, "\"\\\n") ||
+		    n + strlen(sect) + strlen(key) + strlen(line) + 16 >
+			    CONFIG_MAX)
+			continue;
+		if (strcmp(last, sect)) {
+			n += (size_t)sprintf(out + n, "[%s]\n", sect);
+			snprintf(last, sizeof(last), "%s", sect);
+		}
+		n += (size_t)sprintf(out + n, "\t%s = \"%s\"\n", key, line);
+	}
+	if (!n)
+		goto done;
+	fd = sys_openat2(w->rootfd, rel, O_WRONLY | O_CREAT | O_EXCL |
+				 O_NOFOLLOW | O_CLOEXEC, 0644, MNT_RESOLVE);
+	if (fd >= 0) {
+		if (write(fd, out, n) != (ssize_t)n) {
+			/* a short config: git reads what is there */
+		}
+		close(fd);
+	}
+done:
+	free(buf);
+	free(out);
+}
+
+/* Rename rel aside (silently: git_defuse reports once); the new name in
+ * aside. */
+static bool rename_aside(struct walk *w, const char *rel, char *aside,
+			 size_t len)
+{
+	struct stat st;
+
+	if (lstat_rel(w, rel, &st) < 0)
+		return false;
+	snprintf(aside, len, "%s.pysbx-refused-%ld", rel, (long)time(NULL));
+	return renameat(w->rootfd, rel, w->rootfd, aside) == 0;
+}
+
+/* Git dir g, made during the run (or reached only through a .git made
+ * during it): what the host's git would run from it -- hooks, the config
+ * (core.fsmonitor, core.hooksPath...), config.worktree, remotes, branches,
+ * a commondir leading anywhere but a git dir protected at start -- is
+ * moved aside, and a config with only the repository's format settings
+ * takes the config's place, so the repository stays usable. The same for
+ * the git dirs below its modules/ and worktrees/. false when g was done
+ * before. */
+static bool git_defuse(struct walk *w, const char *g, unsigned nest)
+{
+	static const char *const names[] = { "hooks", "config.worktree",
+					     "remotes", "branches", NULL };
+	char rel[PLAN_MAX_PATH + 1], aside[PLAN_MAX_PATH + 64],
+		buf[PLAN_MAX_PATH + 1], cd[PLAN_MAX_PATH + 1],
+		real[PLAN_MAX_PATH + 1];
+	struct prot *p = w->p;
+	char *c = buf;
+
+	for (size_t i = 0; i < p->ndef; i++)
+		if (!strcmp(p->defused[i], g))
+			return false;
+	if (nest > GIT_NEST || grow((void **)&p->defused, &p->capdef, p->ndef,
+				    sizeof(*p->defused), 8, SEEN_MAX) < 0 ||
+	    !(p->defused[p->ndef] = strdup(g)))
+		return true;
+	p->ndef++;
+	snprintf(rel, sizeof(rel), "%s/config", g);
+	if (rename_aside(w, rel, aside, sizeof(aside)))
+		config_reduce(w, rel, aside);
+	for (size_t i = 0; names[i]; i++) {
+		snprintf(rel, sizeof(rel), "%s/%s", g, names[i]);
+		rename_aside(w, rel, aside, sizeof(aside));
+	}
+	snprintf(rel, sizeof(rel), "%s/commondir", g);
+	if (read_rel(w, rel, buf, sizeof(buf)) >= 0) {
+		trim(&c);
+		if (!below_dir(w, g, c, cd, sizeof(cd)) ||
+		    resolve(w->rootfd, p->op->dst, cd, real, sizeof(real)) < 0 ||
+		    !is_gitdir(p, real))
+			rename_aside(w, rel, aside, sizeof(aside));
+	}
+	for (size_t k = 0; k < 2; k++) {
+		struct dirent *de;
+		DIR *dir;
+		int fd;
+
+		snprintf(cd, sizeof(cd), "%s/%s", g, k ? "worktrees" : "modules");
+		fd = sys_openat2(w->rootfd, cd, O_RDONLY | O_DIRECTORY |
+					 O_CLOEXEC, 0, MNT_RESOLVE);
+		if (fd < 0 || !(dir = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while ((de = readdir(dir)))
+			if (de->d_name[0] != '.' &&
+			    snprintf(real, sizeof(real), "%s/%s", cd,
+				     de->d_name) < (int)sizeof(real) &&
+			    is_repo(w, real))
+				git_defuse(w, real, nest + 1);
+		closedir(dir);
+	}
+	return true;
+}
+
+/* A .git made during the run (a directory, a symlink, a gitdir: file):
+ * the git dir it leads to is defused unless it was protected at start. */
+static void git_new(struct walk *w, const char *rel, const struct stat *st)
+{
+	char wt[PLAN_MAX_PATH + 1], buf[PLAN_MAX_PATH + 16],
+		g[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
+	char *c = buf;
+
+	dir_of(rel, wt, sizeof(wt));
+	if (S_ISDIR(st->st_mode)) {
+		snprintf(real, sizeof(real), "%s", rel);
+	} else if (S_ISLNK(st->st_mode)) {
+		if (resolve(w->rootfd, w->p->op->dst, rel, real,
+			    sizeof(real)) < 0)
+			goto plain;
+	} else {
+		if (!S_ISREG(st->st_mode) ||
+		    read_rel(w, rel, buf, sizeof(buf)) <= 0)
+			goto plain;
+		trim(&c);
+		if (strncmp(c, "gitdir:", 7))
+			goto plain;
+		c += 7;
+		trim(&c);
+		if (!below_dir(w, wt, c, g, sizeof(g)) ||
+		    resolve(w->rootfd, w->p->op->dst, g, real,
+			    sizeof(real)) < 0)
+			goto plain;
+	}
+	if (is_gitdir(w->p, real) || !is_repo(w, real))
+		goto plain;
+	if (git_defuse(w, real, 0))
+		report(w, "moved", rel, "was created during the run: a "
+		       "repository whose config and hooks git on the host "
+		       "would run (through a gitlink, or in a shell that "
+		       "enters it): its hooks were moved aside and its config "
+		       "reduced to the repository's format (the original "
+		       "kept as config.pysbx-refused-TIME in %s/%s); review "
+		       "them", w->p->op->dst, real);
+	return;
+plain:
+	report(w, "created", rel, "was created during the run under a "
+	       "protected name: review it before trusting it");
+}
+
 /* A new commondir or config.worktree in a protected git dir: renamed
  * aside (the host's git would follow it), and reported. */
 static void check_gitdir(struct walk *w, const char *g)
@@ -1401,10 +1650,14 @@ static void check_modules(struct walk *w, const char *g)
 		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) <
 			    (int)sizeof(sub) &&
 		    !was_seen(w->p, sub, S_GITDIR, NULL) &&
-		    !was_seen(w->p, sub, S_MODULE, NULL))
-			report(w, "created", sub, "was created during the run: "
-			       "a submodule's git dir, whose hooks and config "
-			       "git on the host will use; review them");
+		    !was_seen(w->p, sub, S_MODULE, NULL) &&
+		    git_defuse(w, sub, 0))
+			report(w, "moved", sub, "was created during the run: a "
+			       "submodule's git dir, whose hooks and config git "
+			       "on the host would run: its hooks were moved "
+			       "aside and its config reduced to the "
+			       "repository's format (the original kept as "
+			       "config.pysbx-refused-TIME); review them");
 	closedir(dir);
 }
 
@@ -1434,13 +1687,13 @@ static void check_one(struct walk *w)
 	}
 }
 
-void mnt_protect_check(struct diag *d, int code)
+int mnt_protect_check(struct diag *d, int code)
 {
 	struct walk w = { d, NULL, -1, d->report_fd, true };
 	int root;
 
 	if (!nprots)
-		return;
+		return code;
 	/* Every process of the sandbox gone first: nothing may change the
 	 * tree while it is checked. */
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
@@ -1455,6 +1708,15 @@ void mnt_protect_check(struct diag *d, int code)
 		if (w.rootfd < 0)
 			continue;
 		check_one(&w);
+		if (w.p->unchecked) {
+			report(&w, "unchecked", "", "holds more than %d "
+			       "directories: the check after the run stopped "
+			       "there, and a repository made below was not "
+			       "made harmless; review every new .git before "
+			       "git runs there", DIRS_MAX);
+			if (!code)
+				code = EXIT_SYSCALL;
+		}
 		note_refusals(&w);
 		close(w.rootfd);
 		if (code && w.p->nro)
@@ -1469,4 +1731,5 @@ void mnt_protect_check(struct diag *d, int code)
 	}
 	if (root >= 0)
 		close(root);
+	return code;
 }

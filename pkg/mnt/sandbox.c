@@ -269,7 +269,7 @@ static int pid1(struct pid1_args *a)
 	/* Still holding the sandbox's view: what the run made under a
 	 * protected name is reported before the guard learns the end. */
 	if (p->ns & NS_MOUNT)
-		mnt_protect_check(d, m->exit_code);
+		m->exit_code = mnt_protect_check(d, m->exit_code);
 	return MNT_EXIT;
 }
 

@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..41"
+echo "1..46"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -128,6 +128,37 @@ sh_in "$W" 'echo ran'
 is "$rc:$(ls "$W/.git" | grep -c pysbx-refused):$(host_commit "$W")" \
 	"0:2:clean" "a commondir and a config.worktree (no extensions.worktreeConfig) left by an earlier killed run: the next run moves them aside at its start"
 [[ $st == *'"what":"moved"'*commondir* ]] && ok "... and says so in a status record" || not_ok "... and says so in a status record" "$st"
+# red-team F2: a repository made during the run, recorded as a gitlink in
+# the (writable) index: the host's git status/commit recurses into it and
+# would run its core.fsmonitor. At depth 1 and deeper than the scan, as a
+# .git file naming a git dir made elsewhere, and through a killed run. The
+# new repository stays usable on the host.
+NEST='nest() { mkdir -p $1 && (cd $1 && git init -q -b main . && echo s > s && git add s && git -c user.name=a -c user.email=a@b commit -qm s &&
+git config core.fsmonitor "sh -c \"echo fsmonitor-$1 >>'"$PWN"'\"; false" && printf "%s\n" "$EVIL" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit) && git add $1; }'
+W=$T/r4n && newrepo "$W"
+sh_in "$W" "$NEST"'
+nest sub && nest a/b/c/d/e/f/deep && mkdir -p stash && mv a/b/c/d/e/f/deep/.git stash/g && echo "gitdir: ../../../../../../../stash/g" > a/b/c/d/e/f/deep/.git; echo rc=$?'
+is "$(host_commit "$W"):$($GIT -C "$W/sub" log --format=%s 2>&1):$($GIT -C "$W/a/b/c/d/e/f/deep" log --format=%s 2>&1)" "clean:s:s" \
+	"a repository made during the run and added as a gitlink (depth 1, depth 7, a .git file naming a git dir made elsewhere): the host's git runs nothing it holds, and it stays usable"
+[[ $out == *"warning: $W/sub/.git was created during the run"* && $out == *"$W/a/b/c/d/e/f/deep/.git was created"* && $st == *'"what":"moved"'*sub/.git* ]] &&
+	ok "... each is reported (stderr and status record)" || not_ok "... each is reported" "$out" "$st"
+W=$T/r4m && newrepo "$W"
+sh_in "$W" 'mkdir -p .git/modules/m && git init -q --separate-git-dir=.git/modules/m m && (cd m && echo s > s && git add s && git -c user.name=a -c user.email=a@b commit -qm s &&
+git config core.fsmonitor "sh -c \"echo fsmonitor-m >>'"$PWN"'\"; false") && git add m; echo rc=$?'
+is "$(host_commit "$W")" clean "a submodule git dir made during the run (.git/modules/m) with a gitlink: the host's git runs nothing it holds"
+W=$T/r4o && newrepo "$W"
+setsid "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c "EVIL='$EVIL'
+$NEST
+nest x/y/z/w/v/deep && touch .planted && exec sleep 1000" >"$T/killed.out" 2>&1 &
+p=$!
+wait_for test -e "$W/.planted"
+kill -9 "$p"
+wait "$p" 2>/dev/null
+wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
+is "$(host_commit "$W")" clean "... also when the run that made it is killed (kill -9 of pysbx run)"
+W=$T/r4p && newrepo "$W/a/b/c/d/e/old" && echo '[core]' >>"$W/a/b/c/d/e/old/.git/config" && c0=$(sum "$W/a/b/c/d/e/old/.git/config")
+sh_in "$W" '(echo "[core] fsmonitor = x" >> a/b/c/d/e/old/.git/config) 2>/dev/null && echo w:config; true'
+is "$out:$(sum "$W/a/b/c/d/e/old/.git/config")" ":$c0" "a repository deeper than the scan's depth that exists at start is protected (config read-only), and left as it is after the run"
 # A remote named in .git/remotes/ (config has no origin) at a bare repo the
 # sandbox made, with its own pre-receive hook: the host's push runs it.
 W=$T/r4b && newrepo "$W" && rm -rf "$W/.git/remotes" "$W/.git/branches"
