@@ -145,7 +145,14 @@ is "$(host_commit "$W"):$($GIT -C "$W/sub" log --format=%s 2>&1):$($GIT -C "$W/a
 W=$T/r4m && newrepo "$W"
 sh_in "$W" 'mkdir -p .git/modules/m && git init -q --separate-git-dir=.git/modules/m m && (cd m && echo s > s && git add s && git -c user.name=a -c user.email=a@b commit -qm s &&
 git config core.fsmonitor "sh -c \"echo fsmonitor-m >>'"$PWN"'\"; false") && git add m; echo rc=$?'
-is "$(host_commit "$W")" clean "a submodule git dir made during the run (.git/modules/m) with a gitlink: the host's git runs nothing it holds"
+got=$(host_commit "$W")
+W=$T/r4m2 && newrepo "$W"
+sh_in "$W" 'mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/m" m && (cd m && echo s > s && git add s && git -c user.name=a -c user.email=a@b commit -qm s &&
+printf "%s\n" "$EVIL" > ../.git/modules/m/hooks/post-checkout && chmod +x ../.git/modules/m/hooks/post-checkout) && git add m &&
+printf "[submodule \"m\"]\n\tpath = m\n\turl = ./m\n" > .gitmodules && rm -rf m; echo rc=$?'
+rm -f "$PWN"
+$GIT -C "$W" submodule update -q --init >/dev/null 2>&1
+is "$got:$(cat "$PWN" 2>/dev/null)" "clean:" "a submodule git dir made during the run (.git/modules/m) with a gitlink: the host's git status, commit and submodule update run nothing it holds"
 W=$T/r4o && newrepo "$W"
 setsid "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c "EVIL='$EVIL'
 $NEST
