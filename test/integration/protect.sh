@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..46"
+echo "1..47"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -223,6 +223,13 @@ wts=". wt2 wt3 d1/d2/d3/d4/d5/wt4 e1/e2/e3/e4/e5/m wt5"
 sh_in "$W" 'for d in '"$wts"'; do printf "%s\n" "$EVIL" > $d/.githooks/pre-commit; done 2>/dev/null; true'
 got= && for d in $wts; do got+="$d:$(host_commit "$W/$d") "; done
 is "$got" "$(for d in $wts; do printf '%s:clean ' "$d"; done)" "core.hooksPath=.githooks with linked worktrees inside: the hooks dir of every worktree is protected"
+# A submodule deeper than the scan's depth with a relative hooksPath: its
+# worktree is found through its .git file (any depth).
+W=$T/r8s && newrepo "$W" && hookrepo "$T/src8s" .githooks && $GIT -C "$T/src8s" add -A && $GIT -C "$T/src8s" commit -qm h &&
+	$GIT -C "$W" -c protocol.file.allow=always submodule add -q "$T/src8s" a/b/c/d/e/sub >/dev/null 2>&1 &&
+	$GIT -C "$W/a/b/c/d/e/sub" config core.hooksPath .githooks
+sh_in "$W" 'printf "%s\n" "$EVIL" > a/b/c/d/e/sub/.githooks/pre-commit; true'
+is "$(host_commit "$W/a/b/c/d/e/sub")" clean "a submodule deeper than the scan's depth with core.hooksPath=.githooks: its hooks dir is protected"
 W=$T/r8e && newrepo "$W" && printf '[include]\n\tpath = .gitconfig\n\tpath = ./.gitconfig\n' >"$W/.gitconfig" &&
 	$GIT -C "$W" config include.path ../.gitconfig
 sh_in "$W" 'echo ran'
