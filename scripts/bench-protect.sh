@@ -4,6 +4,8 @@
 # them, on generated workspaces. Not a test: numbers for docs/MOUNT.md.
 #
 #   scripts/bench-protect.sh [RUNS]      (default 21; needs build/)
+#   BASE=OTHER/build/bin scripts/bench-protect.sh   adds a column for
+#                                        another build (before a change)
 #
 # Workspaces (made under a temporary directory, owned by the caller):
 #   flat   25,000 files in 1,110 directories down to depth 4, plus a .git
@@ -27,6 +29,7 @@ if [[ $(id -u) == 0 ]]; then
 	AS=(setpriv --reuid=42999 --regid=42999 --clear-groups --inh-caps=-all)
 fi
 cp -r "$ROOT/build/bin" "$T/bin" && cp -r "$ROOT/policies" "$T/pol"
+[[ -z ${BASE:-} ]] || cp -r "$BASE" "$T/base"
 grep -v '^protect ' "$T/pol/agent-shell.policy" >"$T/pol/agent-shell-noprotect.policy"
 mk() { # DIR EXTRA: 10x10x10 dirs, 25 files each, EXTRA more levels above the files
 	local d=$1 extra=$2 a b c leaf
@@ -41,8 +44,8 @@ mk "$T/flat" 0
 mk "$T/deep" 1
 mkdir -p "$T/small" && git init -q "$T/small" && touch "$T/small"/f{1..10}
 [[ ${#AS[@]} == 0 ]] || chown -R 42999:42999 "$T/flat" "$T/deep" "$T/small"
-cpu() { # POLICY WS: mean CPU ms per run
-	"${AS[@]}" /usr/bin/python3 - "$T/bin/pysbx" "$1" "$2" "$RUNS" <<'PY'
+cpu() { # POLICY WS [BIN]: mean CPU ms per run
+	"${AS[@]}" /usr/bin/python3 - "${3:-$T/bin}/pysbx" "$1" "$2" "$RUNS" <<'PY'
 import os, resource, subprocess, sys
 b, pol, ws, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 cmd = [b, "run", "-p", pol, "-D", "WORKSPACE=" + ws, "--", "/bin/true"]
@@ -54,9 +57,11 @@ r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.1f" % ((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000 / n))
 PY
 }
-echo "| workspace | protect (ms CPU/run) | without protect |"
-echo "|---|---|---|"
+echo "| workspace | protect (ms CPU/run) |${BASE:+ protect, BASE build |} without protect |"
+echo "|---|---|${BASE:+---|}---|"
 for w in flat deep small; do
-	echo "| $w | $(cpu "$T/pol/agent-shell.policy" "$T/$w") | $(cpu "$T/pol/agent-shell-noprotect.policy" "$T/$w") |"
+	b=
+	[[ -z ${BASE:-} ]] || b=" $(cpu "$T/pol/agent-shell.policy" "$T/$w" "$T/base") |"
+	echo "| $w | $(cpu "$T/pol/agent-shell.policy" "$T/$w") |$b $(cpu "$T/pol/agent-shell-noprotect.policy" "$T/$w") |"
 done
 echo "($RUNS runs each, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
