@@ -1429,6 +1429,10 @@ static const struct {
 	{ "die-with-parent", d_dwp, 0, 0, "die-with-parent" },
 	{ "scratch", d_scratch, 2, 2, "scratch create PARENT | adopt DIR" },
 	{ "include", d_include, 1, 1, "include FILE" },
+	{ "net-proxy", d_netproxy, 0, 1, "net-proxy [port=PORT]" },
+	{ "net-allow", d_netrule, 1, -1, "net-allow HOST[:PORT]..." },
+	{ "net-deny", d_netrule, 1, -1, "net-deny HOST[:PORT]..." },
+	{ "net-resolve", d_netresolve, 1, -1, "net-resolve NAME=ADDRESS..." },
 };
 #define NDIRECTIVES (sizeof(table) / sizeof(table[0]))
 
@@ -1441,6 +1445,17 @@ void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 		if (table[i].name[0] == t[0].s[0] &&
 		    !strcmp(table[i].name, t[0].s))
 			break;
+	/* allow, deny, proxy, resolve: the network directives' own words
+	 * (seccomp's allow and deny take syscalls, never hosts). */
+	if (i == NDIRECTIVES && (!strcmp(t[0].s, "allow") ||
+				 !strcmp(t[0].s, "deny") ||
+				 !strcmp(t[0].s, "proxy") ||
+				 !strcmp(t[0].s, "resolve"))) {
+		perr_at(c, pos, t[0].col,
+			"unknown directive '%s' (did you mean 'net-%s'?)",
+			t[0].s, t[0].s);
+		return;
+	}
 	if (i == NDIRECTIVES && (ns_bit(t[0].s) || rlimit_by_name(t[0].s) >= 0)) {
 		perr_at(c, pos, t[0].col,
 			"unknown directive '%s' (did you mean '%s %s'?)",
@@ -1501,6 +1516,7 @@ void plan_validate(struct ctx *c)
 				"namespace)");
 		}
 	plan_validate_layout(c);
+	plan_validate_net(c);
 	if (p->hostname && !(p->ns & NS_UTS)) {
 		at = &c->p->at[PAT_HOSTNAME];
 		perr_at(c, at, at->col ? at->col : 1,
