@@ -748,8 +748,8 @@ __MUTATIONS__
 @@ invariant: SECURITY Protected paths: a repository made during the run (any depth) has its hooks and code-running config moved aside (red-team F2)
 @@ file: pkg/mnt/protect.c
 @@ tests: integration/protect
--	if (git_defuse(w, real, 0))
-+	if (0 && git_defuse(w, real, 0))
+-	    (moved = git_defuse(w, real, 0)) <= 0)
++	    (moved = 0) <= 0)
 
 @@ name: protect-git-depth-bounded
 @@ invariant: SECURITY Protected paths: a .git is looked for at any depth, at start and after the run (red-team F2)
@@ -762,8 +762,8 @@ __MUTATIONS__
 @@ invariant: SECURITY Protected paths: a submodule git dir made during the run below a protected git dir is defused (red-team F2)
 @@ file: pkg/mnt/protect.c
 @@ tests: integration/protect
--		    git_defuse(w, sub, 0))
-+		    1)
+-		moved = git_defuse(w, sub, 0);
++		moved = 0;
 
 @@ name: landlock-silent-downgrade
 @@ invariant: LANDLOCK.md: a class the kernel's ABI lacks stops the run unless the policy marks it best-effort (never a silent downgrade)

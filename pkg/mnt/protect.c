@@ -1421,18 +1421,23 @@ static bool config_kept(const char *sect, const char *key)
 	return false;
 }
 
-/* A new config at rel with only the kept keys of the file old (moved
- * aside), each value quoted. Nothing is written when none is kept. */
-static void config_reduce(struct walk *w, const char *rel, const char *old)
+/* The kept keys of config file rel (config_kept) as a config git reads,
+ * each value quoted, in out (CONFIG_MAX bytes), its length in *n: true
+ * when that is all the file holds (it then stays as it is). A bare key,
+ * a subsection, a value with a quote, a backslash (a continued line) or
+ * a newline is never kept. */
+static bool config_filter(struct walk *w, const char *rel, char *out,
+			  size_t *n)
 {
-	char sect[64] = "", last[64] = "", *buf = malloc(CONFIG_MAX),
-	     *out = malloc(CONFIG_MAX), *line, *next;
-	size_t n = 0;
-	bool sub = false;
-	int fd;
+	char sect[64] = "", last[64] = "", *buf = malloc(CONFIG_MAX), *line,
+	     *next;
+	bool sub = false, all = true;
 
-	if (!buf || !out || read_rel(w, old, buf, CONFIG_MAX) < 0)
-		goto done;
+	*n = 0;
+	if (!buf || read_rel(w, rel, buf, CONFIG_MAX) < 0) {
+		free(buf);
+		return false;
+	}
 	for (line = buf; line; line = next) {
 		char *eq, *key;
 
@@ -1445,118 +1450,178 @@ static void config_reduce(struct walk *w, const char *rel, const char *old)
 			snprintf(sect, sizeof(sect), "%.*s", (int)l, line + 1);
 			sub = line[1 + l] != ']';	/* [remote "x"], [a.b] */
 			line = strchr(line, ']');
-			if (!line++)
+			if (!line++) {
+				all = false;
 				continue;
+			}
 			trim(&line);
 		}
-		if (sub || !*line || !(eq = strchr(line, '=')))
+		if (!*line || *line == '#' || *line == ';')
 			continue;
+		if (sub || !(eq = strchr(line, '='))) {
+			all = false;
+			continue;
+		}
 		*eq = '\0';
 		key = line;
 		trim(&key);
 		line = eq + 1;
 		config_value(line);
 		if (!config_kept(sect, key) || strpbrk(line, "\"\\\n") ||
-		    n + strlen(sect) + strlen(key) + strlen(line) + 16 >
-			    CONFIG_MAX)
+		    *n + strlen(sect) + strlen(key) + strlen(line) + 16 >
+			    CONFIG_MAX) {
+			all = false;
 			continue;
+		}
 		if (strcmp(last, sect)) {
-			n += (size_t)sprintf(out + n, "[%s]\n", sect);
+			*n += (size_t)sprintf(out + *n, "[%s]\n", sect);
 			snprintf(last, sizeof(last), "%s", sect);
 		}
-		n += (size_t)sprintf(out + n, "\t%s = \"%s\"\n", key, line);
+		*n += (size_t)sprintf(out + *n, "\t%s = \"%s\"\n", key, line);
 	}
-	if (!n)
-		goto done;
-	fd = sys_openat2(w->rootfd, rel, O_WRONLY | O_CREAT | O_EXCL |
-				 O_NOFOLLOW | O_CLOEXEC, 0644, MNT_RESOLVE);
-	if (fd >= 0) {
-		if (write(fd, out, n) != (ssize_t)n) {
-			/* a short config: git reads what is there */
-		}
-		close(fd);
-	}
-done:
 	free(buf);
-	free(out);
+	return all;
 }
 
-/* Rename rel aside (silently: git_defuse reports once); the new name in
- * aside. */
-static bool rename_aside(struct walk *w, const char *rel, char *aside,
-			 size_t len)
+/* Rename rel aside (silently: the caller reports once). */
+static bool rename_aside(struct walk *w, const char *rel)
 {
+	char aside[PLAN_MAX_PATH + 64];
 	struct stat st;
 
 	if (lstat_rel(w, rel, &st) < 0)
 		return false;
-	snprintf(aside, len, "%s.pysbx-refused-%ld", rel, (long)time(NULL));
+	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
+		 (long)time(NULL));
 	return renameat(w->rootfd, rel, w->rootfd, aside) == 0;
 }
 
+/* Does rel hold what git would take from it: a directory with an entry
+ * (hooks: one not named *.sample, which git never runs), or anything
+ * else that is there? */
+static bool holds_any(struct walk *w, const char *rel, bool hooks)
+{
+	struct dirent *de;
+	bool any = false;
+	DIR *dir;
+	int fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY |
+				     O_NOFOLLOW | O_CLOEXEC, 0, MNT_RESOLVE);
+
+	if (fd < 0)
+		return errno != ENOENT;
+	if (!(dir = fdopendir(fd))) {
+		close(fd);
+		return true;
+	}
+	while (!any && (de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+
+		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		      (!hooks || l < 7 || strcmp(de->d_name + l - 7, ".sample"));
+	}
+	closedir(dir);
+	return any;
+}
+
+static int git_defuse(struct walk *w, const char *g, unsigned nest);
+
+/* Every git dir below rel (modules/ nests: modules/a/b/sub). */
+static int defuse_below(struct walk *w, const char *rel, unsigned nest,
+			unsigned lvl)
+{
+	char sub[PLAN_MAX_PATH + 1];
+	struct dirent *de;
+	int fd, moved = 0;
+	DIR *dir;
+
+	if (lvl > 32)
+		return 0;
+	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+			 MNT_RESOLVE);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(dir))) {
+		struct stat st;
+		int r;
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(sub) ||
+		    lstat_rel(w, sub, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		r = is_repo(w, sub) ? git_defuse(w, sub, nest + 1) :
+				      defuse_below(w, sub, nest, lvl + 1);
+		moved += r > 0 ? r : 0;
+	}
+	closedir(dir);
+	return moved;
+}
+
 /* Git dir g, made during the run (or reached only through a .git made
- * during it): what the host's git would run from it -- hooks, the config
- * (core.fsmonitor, core.hooksPath...), config.worktree, remotes, branches,
- * a commondir leading anywhere but a git dir protected at start -- is
- * moved aside, and a config with only the repository's format settings
- * takes the config's place, so the repository stays usable. The same for
- * the git dirs below its modules/ and worktrees/. false when g was done
- * before. */
-static bool git_defuse(struct walk *w, const char *g, unsigned nest)
+ * during it): what the host's git would run from it is moved aside --
+ * hooks (but samples), config.worktree, remotes, branches, a commondir
+ * leading anywhere but a git dir protected at start, and a config with
+ * any key but the repository's format settings (config_kept), which
+ * gets a config of those settings in its place, so the repository stays
+ * usable. The same for the git dirs below its modules/ and worktrees/.
+ * Returns how many names were moved, -1 when g was done before. */
+static int git_defuse(struct walk *w, const char *g, unsigned nest)
 {
 	static const char *const names[] = { "hooks", "config.worktree",
 					     "remotes", "branches", NULL };
-	char rel[PLAN_MAX_PATH + 1], aside[PLAN_MAX_PATH + 64],
-		buf[PLAN_MAX_PATH + 1], cd[PLAN_MAX_PATH + 1],
-		real[PLAN_MAX_PATH + 1];
+	char rel[PLAN_MAX_PATH + 1], buf[PLAN_MAX_PATH + 1],
+		cd[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
 	struct prot *p = w->p;
-	char *c = buf;
+	char *c = buf, *out;
+	int moved = 0;
+	size_t n;
 
 	for (size_t i = 0; i < p->ndef; i++)
 		if (!strcmp(p->defused[i], g))
-			return false;
+			return -1;
 	if (nest > GIT_NEST || grow((void **)&p->defused, &p->capdef, p->ndef,
 				    sizeof(*p->defused), 8, SEEN_MAX) < 0 ||
 	    !(p->defused[p->ndef] = strdup(g)))
-		return true;
+		return 0;
 	p->ndef++;
 	snprintf(rel, sizeof(rel), "%s/config", g);
-	if (rename_aside(w, rel, aside, sizeof(aside)))
-		config_reduce(w, rel, aside);
+	out = malloc(CONFIG_MAX);
+	if (out && lstat_rel(w, rel, &(struct stat){ 0 }) == 0 &&
+	    !config_filter(w, rel, out, &n) && rename_aside(w, rel)) {
+		int fd = n ? sys_openat2(w->rootfd, rel, O_WRONLY | O_CREAT |
+						 O_EXCL | O_NOFOLLOW |
+						 O_CLOEXEC, 0644, MNT_RESOLVE) :
+			     -1;
+
+		if (fd >= 0) {
+			if (write(fd, out, n) != (ssize_t)n) {
+				/* short: git reads what is there */
+			}
+			close(fd);
+		}
+		moved++;
+	}
+	free(out);
 	for (size_t i = 0; names[i]; i++) {
 		snprintf(rel, sizeof(rel), "%s/%s", g, names[i]);
-		rename_aside(w, rel, aside, sizeof(aside));
+		if (holds_any(w, rel, i == 0) && rename_aside(w, rel))
+			moved++;
 	}
 	snprintf(rel, sizeof(rel), "%s/commondir", g);
 	if (read_rel(w, rel, buf, sizeof(buf)) >= 0) {
 		trim(&c);
-		if (!below_dir(w, g, c, cd, sizeof(cd)) ||
-		    resolve(w->rootfd, p->op->dst, cd, real, sizeof(real)) < 0 ||
-		    !is_gitdir(p, real))
-			rename_aside(w, rel, aside, sizeof(aside));
+		if ((!below_dir(w, g, c, cd, sizeof(cd)) ||
+		     resolve(w->rootfd, p->op->dst, cd, real, sizeof(real)) < 0 ||
+		     !is_gitdir(p, real)) && rename_aside(w, rel))
+			moved++;
 	}
-	for (size_t k = 0; k < 2; k++) {
-		struct dirent *de;
-		DIR *dir;
-		int fd;
-
-		snprintf(cd, sizeof(cd), "%s/%s", g, k ? "worktrees" : "modules");
-		fd = sys_openat2(w->rootfd, cd, O_RDONLY | O_DIRECTORY |
-					 O_CLOEXEC, 0, MNT_RESOLVE);
-		if (fd < 0 || !(dir = fdopendir(fd))) {
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		while ((de = readdir(dir)))
-			if (de->d_name[0] != '.' &&
-			    snprintf(real, sizeof(real), "%s/%s", cd,
-				     de->d_name) < (int)sizeof(real) &&
-			    is_repo(w, real))
-				git_defuse(w, real, nest + 1);
-		closedir(dir);
-	}
-	return true;
+	snprintf(rel, sizeof(rel), "%s/modules", g);
+	moved += defuse_below(w, rel, nest, 0);
+	snprintf(rel, sizeof(rel), "%s/worktrees", g);
+	return moved + defuse_below(w, rel, nest, 0);
 }
 
 /* A .git made during the run (a directory, a symlink, a gitdir: file):
@@ -1566,6 +1631,7 @@ static void git_new(struct walk *w, const char *rel, const struct stat *st)
 	char wt[PLAN_MAX_PATH + 1], buf[PLAN_MAX_PATH + 16],
 		g[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
 	char *c = buf;
+	int moved;
 
 	dir_of(rel, wt, sizeof(wt));
 	if (S_ISDIR(st->st_mode)) {
@@ -1588,16 +1654,15 @@ static void git_new(struct walk *w, const char *rel, const struct stat *st)
 			    sizeof(real)) < 0)
 			goto plain;
 	}
-	if (is_gitdir(w->p, real) || !is_repo(w, real))
+	if (is_gitdir(w->p, real) || !is_repo(w, real) ||
+	    (moved = git_defuse(w, real, 0)) <= 0)
 		goto plain;
-	if (git_defuse(w, real, 0))
-		report(w, "moved", rel, "was created during the run: a "
-		       "repository whose config and hooks git on the host "
-		       "would run (through a gitlink, or in a shell that "
-		       "enters it): its hooks were moved aside and its config "
-		       "reduced to the repository's format (the original "
-		       "kept as config.pysbx-refused-TIME in %s/%s); review "
-		       "them", w->p->op->dst, real);
+	report(w, "moved", rel, "was created during the run: a repository "
+	       "whose hooks or config git on the host would run (through a "
+	       "gitlink, or in a shell that enters it): %d of its names in "
+	       "%s/%s were moved to NAME.pysbx-refused-TIME (a config keeps "
+	       "its format settings); review them", moved, w->p->op->dst,
+	       real);
 	return;
 plain:
 	report(w, "created", rel, "was created during the run under a "
@@ -1628,16 +1693,17 @@ static void check_gitdir(struct walk *w, const char *g)
 	}
 }
 
-/* A git dir made below g/modules during the run (git submodule add):
- * its hooks and config are the sandbox's. */
-static void check_modules(struct walk *w, const char *g)
+/* A git dir made below rel (g/modules, where names nest: a/b/sub) during
+ * the run (git submodule add): its hooks and config are the sandbox's. */
+static void check_modules(struct walk *w, const char *rel, unsigned lvl)
 {
-	char rel[PLAN_MAX_PATH + 1], sub[PLAN_MAX_PATH + 1];
+	char sub[PLAN_MAX_PATH + 1];
 	struct dirent *de;
 	DIR *dir;
 	int fd;
 
-	snprintf(rel, sizeof(rel), "%s/modules", g);
+	if (lvl > 32)
+		return;
 	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
 			 MNT_RESOLVE);
 	if (fd < 0 || !(dir = fdopendir(fd))) {
@@ -1645,19 +1711,34 @@ static void check_modules(struct walk *w, const char *g)
 			close(fd);
 		return;
 	}
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.' &&
-		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) <
-			    (int)sizeof(sub) &&
-		    !was_seen(w->p, sub, S_GITDIR, NULL) &&
-		    !was_seen(w->p, sub, S_MODULE, NULL) &&
-		    git_defuse(w, sub, 0))
+	while ((de = readdir(dir))) {
+		struct stat st;
+		int moved;
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(sub) ||
+		    lstat_rel(w, sub, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    was_seen(w->p, sub, S_GITDIR, NULL))
+			continue;
+		if (!is_repo(w, sub)) {
+			check_modules(w, sub, lvl + 1);
+			continue;
+		}
+		if (was_seen(w->p, sub, S_MODULE, NULL))
+			continue;
+		moved = git_defuse(w, sub, 0);
+		if (moved > 0)
 			report(w, "moved", sub, "was created during the run: a "
-			       "submodule's git dir, whose hooks and config git "
-			       "on the host would run: its hooks were moved "
-			       "aside and its config reduced to the "
-			       "repository's format (the original kept as "
-			       "config.pysbx-refused-TIME); review them");
+			       "submodule's git dir, whose hooks or config git "
+			       "on the host would run: %d of its names were "
+			       "moved to NAME.pysbx-refused-TIME (a config "
+			       "keeps its format settings); review them",
+			       moved);
+		else if (!moved)
+			report(w, "created", sub, "was created during the run: "
+			       "a submodule's git dir; review it");
+	}
 	closedir(dir);
 }
 
@@ -1672,8 +1753,11 @@ static void check_one(struct walk *w)
 		const struct seen *s = &p->s[i];
 
 		if (s->kind == S_GITDIR) {
+			char rel[PLAN_MAX_PATH + 16];
+
 			check_gitdir(w, s->rel);
-			check_modules(w, s->rel);
+			snprintf(rel, sizeof(rel), "%s/modules", s->rel);
+			check_modules(w, rel, 0);
 		}
 		else if (s->kind == S_WATCH && lstat_rel(w, s->rel, &st) == 0)
 			report(w, "created", s->rel, "was created during the "

@@ -15,7 +15,7 @@ T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..47"
+echo "1..48"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -163,6 +163,10 @@ kill -9 "$p"
 wait "$p" 2>/dev/null
 wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
 is "$(host_commit "$W")" clean "... also when the run that made it is killed (kill -9 of pysbx run)"
+W=$T/r4q && newrepo "$W"
+sh_in "$W" 'git init -q -b main plain && cd plain && git config user.email a@b && echo x > x && git add x && git -c user.name=a commit -qm x; true'
+is "$(ls -A "$W/plain/.git" | grep -c pysbx-refused):$($GIT -C "$W/plain" config user.email)" "0:a@b" \
+	"a plain repository made during the run (git init, user.email, a commit) is left as it is"
 W=$T/r4p && newrepo "$W/a/b/c/d/e/old" && echo '[core]' >>"$W/a/b/c/d/e/old/.git/config" && c0=$(sum "$W/a/b/c/d/e/old/.git/config")
 sh_in "$W" '(echo "[core] fsmonitor = x" >> a/b/c/d/e/old/.git/config) 2>/dev/null && echo w:config; true'
 is "$out:$(sum "$W/a/b/c/d/e/old/.git/config")" ":$c0" "a repository deeper than the scan's depth that exists at start is protected (config read-only), and left as it is after the run"
