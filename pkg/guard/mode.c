@@ -297,9 +297,11 @@ int guard_mode(struct diag *d, struct chain *c, struct guard_opts *o,
 	o->mode = MODE_NAMESPACES;
 	o->ll_only = p->ll_only;
 	mode_needs(p, &o->needs);
-	/* A plan without namespaces: pysbx-mount only execs the next step,
-	 * and nothing can be refused. */
-	if (p->ll_only == LL_ONLY_DENY || !p->ns)
+	if (p->ll_only == LL_ONLY_DENY)
+		return 0;
+	/* A plan without namespaces: nothing can be refused (pysbx-mount
+	 * only execs the next step). */
+	if (p->ll_only == LL_ONLY_ALLOW && !p->ns)
 		return 0;
 	if (p->ll_only == LL_ONLY_ALWAYS) {
 		snprintf(o->mode_why, sizeof(o->mode_why),
