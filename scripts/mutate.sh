@@ -1070,3 +1070,12 @@ __MUTATIONS__
 @@ tests: security/treekill
 -	if (frozen() && only_ours())
 +	if (frozen() && (only_ours() || 1))
+
+@@ name: guard-kills-pid1-after-monitor
+@@ invariant: SECURITY Protected paths: a SIGKILL of the monitor alone does not skip the check after the run (the guard gives pid 1 its time before the tree kill) (red-team F1)
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/protect
+-	if (o->wait_started)
+-		wait_pid1(&s);
++	if (0)
++		wait_pid1(&s);
