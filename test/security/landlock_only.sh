@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-echo "1..26"
+echo "1..27"
 
 WS=$T/ws
 OUT=$T/out
@@ -201,6 +201,14 @@ is "$?:$(grep -v '^pysbx: Landlock-only' <<<"$out")" "100:$T/moved.policy:12:1: 
 pysbx: 1 error in $T/moved.policy; nothing was started
 pysbx: fatal: $T/moved.policy cannot run in Landlock-only mode (namespaces are refused here (make the mount namespace private: Operation not permitted))" \
 	"a bind to another place cannot be path-transparent: 100 with the policy's position, nothing run"
+
+# A policy of the caller's under /tmp, which agent-shell's `tmpfs /tmp`
+# makes the host's shared /tmp in this mode: the sandbox could rewrite it.
+cp "$POL/agent-shell.policy" "$T/mine.policy"
+out=$(refused nomount -p "$T/mine.policy" -D LANDLOCK_ONLY=allow -D WORKSPACE="$WS" -- /bin/true 2>&1)
+is "$?:$(grep -v '^pysbx: \(Landlock-only mode\|warning\)' <<<"$out")" "100:pysbx: fatal: refusing $T/mine.policy in Landlock-only mode: it lies under /tmp, which 'tmpfs /tmp' ($T/mine.policy:$(grep -n '^tmpfs /tmp' "$T/mine.policy" | cut -d: -f1)) makes the host's shared directory, writable from inside, and it or its directory is yours: the sandbox could rewrite its next sandbox
+pysbx: hint: keep policies and the pysbx programs outside /tmp and /dev/shm, or owned by root, to run Landlock-only (docs/SECURITY.md)" \
+	"a policy of the caller's under the shared /tmp is refused (invariant 8: the sandbox could rewrite it), 100"
 
 # --- agent-shell: the protected names need pysbx-mount -----------------------
 mkdir -p "$WS/.git"
