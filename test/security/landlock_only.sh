@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-echo "1..27"
+echo "1..28"
 
 WS=$T/ws
 OUT=$T/out
@@ -52,6 +52,7 @@ env PATH=/usr/bin:/bin
 EOF
 sed 's/^landlock-only allow$/landlock-only always/' "$T/ll.policy" >"$T/always.policy"
 { grep -v '^landlock-only' "$T/ll.policy"; echo 'ro-bind /usr/share /elsewhere'; echo 'landlock-only allow'; } >"$T/moved.policy"
+{ cat "$T/ll.policy"; echo 'limit nproc 1'; } >"$T/nproc.policy"
 chmod 0644 "$T"/*.policy
 
 # refused FILTER ARGS...: pysbx run ARGS under a filter that refuses
@@ -138,6 +139,15 @@ made
 out=$(refused nomount -p "$T/ll.policy" -D WORKSPACE="$WS" -- /usr/bin/unshare -U /bin/true 2>&1 | grep -v '^pysbx:')
 is "$out" "unshare: unshare failed: Operation not permitted" \
 	"no user namespace of its own: nested-userns deny holds (seccomp @namespaces, as no limit inside a namespace can)"
+
+out=$(refused nomount -p "$T/nproc.policy" -D WORKSPACE="$WS" -- /usr/bin/python3 -c '
+import os
+try:
+    os.fork() or os._exit(0)
+    print("forked")
+except OSError as e:
+    print(e.errno)' 2>/dev/null)
+is "$out" 11 "processes are bounded by the policy's rlimit (limit nproc 1: fork fails, EAGAIN; it counts the caller's processes host-wide)"
 
 # --- signals ------------------------------------------------------------
 sleep 60 &
