@@ -1047,8 +1047,8 @@ __MUTATIONS__
 @@ invariant: GUARD tree kill (issue 18, point 4): in a delegated cgroup v2 the sandbox's own cgroup is killed with cgroup.kill, which no fork outruns
 @@ file: pkg/guard/cgroup.c
 @@ tests: security/treekill
--	if (write(fd, "1", 1) < 0) {
-+	if (0 && write(fd, "1", 1) < 0) {
+-		cg_write("cgroup.kill", "1");
++		(void)0;
 
 @@ name: show-largest-unit
 @@ invariant: POLICY policy show (issue 19): sizes and durations are printed in the unit the policy wrote
@@ -1063,3 +1063,17 @@ __MUTATIONS__
 @@ tests: security/landlock_only
 -	if (r == 0 && !allow_untrusted)
 +	if (r == 0 && !allow_untrusted && 0)
+
+@@ name: protect-dirs-unbounded
+@@ invariant: SECURITY Protected paths: the any-depth .git search is bounded (100,000 directories) and fails closed: exit 111 at start, 111 and an "unchecked" record after the run
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-			if (++w->p->ndirs > DIRS_MAX)
++			if (0 && ++w->p->ndirs > DIRS_MAX)
+
+@@ name: cgroup-kill-not-only-ours
+@@ invariant: GUARD tree kill: cgroup.kill is used only when every process in the frozen cgroup is a descendant of the guard (a process moved in from outside is not killed)
+@@ file: pkg/guard/cgroup.c
+@@ tests: security/treekill
+-	if (frozen() && only_ours())
++	if (frozen() && (only_ours() || 1))
