@@ -60,6 +60,9 @@ struct chain {
 				 * earlier step); -1 if none */
 	int pass_fd;		/* the program after it, passed to it as
 				 * --next-fd (pysbx-mount); -1 if none */
+	int proxy_fd;		/* --proxy-fd (pysbx-mount only): its end of
+				 * the guard's socketpair, where the egress
+				 * proxy's listener is sent; -1 if none */
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
 	const char *help;	/* -h: the program's own options, or NULL */

@@ -11,10 +11,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "egress/egress.h"
 #include "guard/guard.h"
 
 /* Signals passed on to the sandbox, once each, unless the caller had
@@ -38,6 +40,7 @@ struct sup {
 	int status;
 	bool reaped;
 	bool childless;		/* the last wait found no child at all */
+	pid_t proxy;		/* the egress proxy while it lives, else 0 */
 };
 
 /* Field by field, as report_init: a whole-struct zeroing would touch
@@ -51,6 +54,7 @@ static void sup_init(struct sup *s, const struct guard_opts *o)
 	memset(s->fwd, 0, sizeof(s->fwd));
 	s->phase = RUNNING;
 	s->timed_out = s->lazy = s->reaped = s->childless = false;
+	s->proxy = 0;
 	s->start = s->kill_at = 0;
 	report_init(&s->rep);
 	s->rep.status_fd = o->status_fd;
@@ -96,6 +100,8 @@ static void kill_all(struct sup *s)
 		kill_descendants(s->child);
 }
 
+static void proxy_died(int st);
+
 static void reap(struct sup *s)
 {
 	pid_t p;
@@ -106,11 +112,51 @@ static void reap(struct sup *s)
 		if (p == s->child) {
 			s->status = st;
 			s->reaped = true;
+		} else if (p == s->proxy) {
+			/* The sandbox goes on without a way out: its
+			 * connections to the listener are refused. */
+			s->proxy = 0;
+			proxy_died(st);
 		}
 	/* No child at all: as a subreaper the guard inherits every orphan
 	 * (before their parent's death is reported), so no descendant is
 	 * left either, and the tree kill has nothing to do. */
 	s->childless = p < 0 && errno == ECHILD;
+}
+
+static void proxy_died(int st)
+{
+	struct diag d = DIAG_INIT(guard_prog, "clean");
+
+	if (WIFSIGNALED(st))
+		diag_warn(&d, "the network proxy was killed by signal %d%s",
+			  WTERMSIG(st), WTERMSIG(st) == SIGSYS ?
+			  " (its seccomp filter)" : "");
+	else if (WEXITSTATUS(st))
+		diag_warn(&d, "the network proxy exited with status %d",
+			  WEXITSTATUS(st));
+}
+
+/* The proxy's socketpair and the proxy: its end goes to the proxy, the
+ * other to pysbx-mount (--proxy-fd), which sends the listener through
+ * it; the guard keeps neither. */
+static int start_proxy(struct diag *d, struct sup *s, struct chain *c,
+		       pid_t self)
+{
+	int sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create the proxy's socketpair");
+	s->proxy = egress_start(d, c->plan_fd, sp[0], s->o->status_fd, self);
+	close(sp[0]);
+	if (s->proxy < 0) {
+		s->proxy = 0;
+		close(sp[1]);
+		return -1;
+	}
+	c->proxy_fd = sp[1];
+	return 0;
 }
 
 static void on_signals(struct sup *s)
@@ -322,11 +368,23 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	 * a deadline or wall_ms needs it. */
 	if (clock)
 		s.start = now_ms();
+	if (o->proxy && start_proxy(d, &s, c, self) < 0) {
+		if (rp[0] >= 0) {
+			close(rp[0]);
+			close(rp[1]);
+		}
+		close(s.sfd);
+		return -1;
+	}
 	/* The child has its own group before it execs, and the guard runs
 	 * again only after that exec (or the child's exit). */
 	c->report_fd = rp[1];
 	s.child = guard_spawn(d, c, &old, self, extra_env);
 	c->report_fd = -1;
+	if (c->proxy_fd >= 0) {
+		close(c->proxy_fd);
+		c->proxy_fd = -1;
+	}
 	if (rp[1] >= 0)
 		close(rp[1]);
 	/* The first step's program: exec'd, or failed; the guard keeps no
@@ -338,6 +396,8 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	if (s.child < 0) {
 		if (rp[0] >= 0)
 			close(rp[0]);
+		if (s.proxy)
+			egress_stop(s.proxy, s.sfd);
 		close(s.sfd);
 		return -1;
 	}
@@ -350,6 +410,12 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		wait_once(&s);
 	if (clock)
 		res->wall_ms = now_ms() - s.start;
+	/* The sandbox is gone: the proxy writes the records of what was
+	 * still open and ends (it never keeps the run alive). */
+	if (s.proxy) {
+		egress_stop(s.proxy, s.sfd);
+		s.proxy = 0;
+	}
 	if (!s.childless)
 		kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
 	/* Every writer is dead now: read what is left (still without

@@ -535,6 +535,31 @@ static void render(struct out *o, const struct plan *p, int wp)
 	} else if (!wp) {
 		add(o, "# no die-with-parent: the run goes on if its caller dies\n");
 	}
+	/* THROWAWAY STUB: proxy-core's format replaces this. */
+	if (p->net_proxy) {
+		line(o, wp, at(p, PAT_PROXY), "net-proxy");
+		add(o, " port=%u\n", p->proxy_port);
+	}
+	for (size_t i = 0; i < p->npx; i++) {
+		char hp[300];
+
+		line(o, wp, &p->px[i].pos, p->px[i].deny ? "net-deny" : "net-allow");
+		if (p->px[i].port)
+			snprintf(hp, sizeof(hp), "%s:%u", p->px[i].host, p->px[i].port);
+		else
+			snprintf(hp, sizeof(hp), "%s", p->px[i].host);
+		word(o, hp);
+		add(o, "\n");
+	}
+	for (size_t i = 0; i < p->npin; i++) {
+		char a[PX_ADDR_TEXT], hp[400];
+
+		line(o, wp, &p->pin[i].pos, "net-resolve");
+		snprintf(hp, sizeof(hp), "%s=%s", p->pin[i].name,
+			 px_addr_text(&p->pin[i].addr, a));
+		word(o, hp);
+		add(o, "\n");
+	}
 	if (p->scratch != SCRATCH_NONE) {
 		line(o, wp, at(p, PAT_SCRATCH), "scratch");
 		add(o, p->scratch == SCRATCH_CREATE ? " create" : " adopt");

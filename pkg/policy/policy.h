@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proxy/proxy.h"
+
 #define PLAN_MAX_FS 256		/* filesystem directives */
 #define PLAN_MAX_ENV 128	/* env and env-pass entries */
 #define PLAN_MAX_SC 1024	/* seccomp rules after preset expansion */
@@ -31,6 +33,9 @@
 #define PLAN_MAX_INCLUDE_DEPTH 16
 #define PLAN_MAX_FILES 64	/* policy files read (top + includes) */
 #define SC_MAX_COND 6
+#define PLAN_MAX_PX 256		/* net-allow and net-deny rules */
+#define PLAN_MAX_PIN 64		/* net-resolve pins */
+#define PLAN_PROXY_PORT 3128	/* net-proxy's default port */
 
 /* Where a directive came from; file is owned by the plan's arena. */
 struct pos {
@@ -127,6 +132,24 @@ struct sc_rule {
 	struct pos pos;
 };
 
+/* One net-allow or net-deny rule (docs/POLICY.md "Network proxy"). */
+struct px_rule {
+	bool deny;
+	enum px_rule_kind kind;
+	unsigned port;		/* 1-65535, 0: any */
+	const char *host;	/* as written, without the port: "example.com",
+				 * "*.example.com", "*", "10.0.0.1", "[::1]" */
+	struct px_addr addr;	/* PXR_IP */
+	struct pos pos;
+};
+
+/* net-resolve NAME=ADDR: NAME is not resolved, ADDR is used. */
+struct px_pin {
+	const char *name;	/* a valid lower-case name */
+	struct px_addr addr;
+	struct pos pos;
+};
+
 enum scratch_mode { SCRATCH_NONE, SCRATCH_CREATE, SCRATCH_ADOPT };
 
 /* Directives that may appear once (and unshare, keep-fd: first use); the
@@ -134,7 +157,7 @@ enum scratch_mode { SCRATCH_NONE, SCRATCH_CREATE, SCRATCH_ADOPT };
 enum plan_at {
 	PAT_UNSHARE, PAT_UID, PAT_GID, PAT_HOSTNAME, PAT_NESTED, PAT_CHDIR,
 	PAT_UMASK, PAT_SESSION, PAT_DIESIG, PAT_STDIN, PAT_KEEPFD, PAT_SCDEFAULT,
-	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_N
+	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_PROXY, PAT_N
 };
 
 struct plan {
@@ -174,11 +197,20 @@ struct plan {
 	enum scratch_mode scratch;
 	const char *scratch_path; /* parent (create) or directory (adopt) */
 
+	/* network proxy (the guard's; pkg/proxy) */
+	bool net_proxy;		/* net-proxy: implies a net namespace */
+	unsigned proxy_port;	/* listener 127.0.0.1:PORT inside */
+	struct px_rule *px;	/* net-allow, net-deny in policy order */
+	size_t npx;
+	struct px_pin *pin;
+	size_t npin;
+
 	const char *files[PLAN_MAX_FILES]; /* every policy file read */
 	size_t nfiles;
 	struct pos top;		/* the top-level policy file, line 1 */
 	struct pos at[PAT_N];	/* where each scalar was set, line 0: unset */
 	size_t cap_fs, cap_env, cap_sc; /* room in fs, env, sc (they grow) */
+	size_t cap_px, cap_pin;
 	void *arena;		/* owns every pointer above */
 };
 
