@@ -6,8 +6,10 @@
  *    executed), refuses TCP bind (ABI 4), and scopes abstract unix
  *    sockets and signals to its own domain (ABI 6);
  *  - a seccomp filter, built with pkg/seccomp from the allow list below:
- *    anything else kills the process; sockets only of AF_INET/AF_INET6;
- *    no executable memory.
+ *    anything else kills the process; sockets only TCP and UDP over
+ *    IPv4/IPv6 (no raw socket, even for root); no executable memory.
+ * Started by root, it first becomes nobody (65534), which leaves it no
+ * capability and no file of root's.
  * pkg/landlock is another step's; the proxy needs only the three system
  * calls, made here directly. */
 #include <errno.h>
@@ -98,8 +100,10 @@ static const char filter[] =
 	"recvmsg connect accept4 getsockopt setsockopt shutdown "
 	"clock_gettime exit exit_group rt_sigreturn brk munmap mremap "
 	"madvise getrandom restart_syscall\n"
-	"seccomp allow socket if arg0==AF_INET\n"
-	"seccomp allow socket if arg0==AF_INET6\n"
+	"seccomp allow socket if arg0==AF_INET arg1&0xf==1\n"
+	"seccomp allow socket if arg0==AF_INET arg1&0xf==2\n"
+	"seccomp allow socket if arg0==AF_INET6 arg1&0xf==1\n"
+	"seccomp allow socket if arg0==AF_INET6 arg1&0xf==2\n"
 	"seccomp allow mmap if arg2&0x4==0\n"
 	"seccomp allow mprotect if arg2&0x4==0\n";
 

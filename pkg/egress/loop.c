@@ -241,8 +241,9 @@ static void addresses_known(struct eg_ctx *c, struct conn *k, uint64_t now)
 				 "names (add net-allow %s, or a net-resolve "
 				 "pin, to allow it)",
 				 px_addr_text(&k->addrs[i], a),
-				 v == PXA_OWN ? "an address of this host" :
-				 px_class_name(px_classify(&k->addrs[i])),
+				 px_classify(&k->addrs[i]) != PX_PUBLIC ?
+				 px_class_name(px_classify(&k->addrs[i])) :
+				 "an address of this host",
 				 a);
 		}
 	}

@@ -5,6 +5,7 @@
  * its lock, report pipe, signalfd, the caller's fds) is closed. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <ifaddrs.h>
 #include <poll.h>
 #include <signal.h>
@@ -112,6 +113,13 @@ static int proxy_main(int plan_fd, int chan, int status_fd, pid_t guard)
 	c.plan = &plan;
 	eg_dns_init(&c);
 	own_addresses(&c);
+	if (getuid() == 0 && (setgroups(0, NULL) < 0 || setgid(65534) < 0 ||
+			      setuid(65534) < 0)) {
+		diag_fail(&d, EXIT_SYSCALL, errno,
+			  "unable to drop root for the network proxy");
+		diag_emit(&d);
+		return d.code;
+	}
 	if (egress_confine(&d) < 0) {
 		diag_emit(&d);
 		return d.code;
