@@ -59,8 +59,15 @@ export PYSBX_FUZZ_POLICIES="$root/policies"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}"
 
-common=(-dict=test/fuzz/policy.dict -max_len=8192 -timeout=10
-	-rss_limit_mb=2048)
+common=(-max_len=8192 -timeout=10 -rss_limit_mb=2048)
+# A target's own dictionary (test/fuzz/TARGET.dict), else the policy one.
+dict() {
+	if [ -f "test/fuzz/$1.dict" ]; then
+		echo "-dict=test/fuzz/$1.dict"
+	else
+		echo "-dict=test/fuzz/policy.dict"
+	fi
+}
 
 mkdir -p "$B/crashes" "$B/logs"
 
@@ -100,7 +107,7 @@ if [ "$mode" = merge ]; then
 		seed fuzz_policy "$m/policy-base"
 		seed "$t" "$m/$t" "$m/policy-base"
 		ls "$m/$t" | sort >"$m/$t.before"
-		if ! "$B/$t" -merge=1 -use_counters=0 "${common[@]}" \
+		if ! "$B/$t" -merge=1 -use_counters=0 "${common[@]}" "$(dict "$t")" \
 			"$m/$t" "$B/corpus/$t" \
 			>"$B/logs/$t.merge.log" 2>&1; then
 			echo "fuzz.sh: merge of $t failed, see" \
@@ -132,7 +139,7 @@ for t in $targets; do
 	before=$(ls "$B/crashes" | wc -l)
 	echo "fuzz.sh: $t for ${secs}s (log: $log)"
 	nice -n 10 timeout -k 10 $((secs + 300)) "$B/$t" \
-		-max_total_time="$secs" "${common[@]}" -print_final_stats=1 \
+		-max_total_time="$secs" "${common[@]}" "$(dict "$t")" -print_final_stats=1 \
 		-artifact_prefix="$B/crashes/$t-" "$B/corpus/$t" >"$log" 2>&1
 	rc=$?
 	after=$(ls "$B/crashes" | wc -l)

@@ -2,7 +2,6 @@
  * done here at parse time so that a plan that parsed is a plan the steps
  * can carry out. docs/POLICY.md documents every one of them. */
 #include <signal.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -539,62 +538,6 @@ static const char *did_you_mean(char *buf, size_t len, const char *word,
 		return "";
 	snprintf(buf, len, " (did you mean '%s%s'?)", prefix, n);
 	return buf;
-}
-
-/* THROWAWAY STUB (proxy-chain's branch only): proxy-core's net-* directives
- * replace this at the merge. Just enough to run the mechanism. */
-static void d_netstub(struct ctx *c, const struct pos *pos, struct tok *t,
-		      int n)
-{
-	struct plan *p = c->p;
-
-	if (!strcmp(t[0].s, "net-proxy")) {
-		if (once(c, pos, &t[0], PAT_PROXY))
-			return;
-		p->net_proxy = true;
-		p->proxy_port = PLAN_PROXY_PORT;
-		if (n > 1 && !strncmp(t[1].s, "port=", 5))
-			p->proxy_port = (unsigned)atoi(t[1].s + 5);
-		return;
-	}
-	if (!p->px) {
-		p->px = arena_alloc(c->a, PLAN_MAX_PX * sizeof(*p->px));
-		p->pin = arena_alloc(c->a, PLAN_MAX_PIN * sizeof(*p->pin));
-	}
-	for (int i = 1; i < n; i++) {
-		const char *w = t[i].s, *colon;
-		struct pos at = *pos;
-
-		at.col = t[i].col;
-		if (!strcmp(t[0].s, "net-resolve")) {
-			const char *eq = strchr(w, '=');
-			struct px_pin *pn = &p->pin[p->npin++];
-
-			pn->name = arena_strndup(c->a, w, (size_t)(eq - w));
-			px_addr_parse(eq + 1, strlen(eq + 1), &pn->addr);
-			pn->pos = at;
-			continue;
-		}
-		struct px_rule *r = &p->px[p->npx++];
-		size_t hl;
-
-		r->deny = !strcmp(t[0].s, "net-deny");
-		r->pos = at;
-		colon = strrchr(w, ':');
-		if (w[0] == '[')
-			colon = strstr(w, "]:") ? strstr(w, "]:") + 1 : NULL;
-		hl = colon ? (size_t)(colon - w) : strlen(w);
-		r->port = colon ? (unsigned)atoi(colon + 1) : 0;
-		r->host = arena_strndup(c->a, w, hl);
-		if (!strcmp(r->host, "*"))
-			r->kind = PXR_ANY;
-		else if (!strncmp(r->host, "*.", 2))
-			r->kind = PXR_SUFFIX;
-		else if (px_addr_parse(r->host, hl, &r->addr) == 0)
-			r->kind = PXR_IP;
-		else
-			r->kind = PXR_NAME;
-	}
 }
 
 static const struct {
@@ -1486,10 +1429,10 @@ static const struct {
 	{ "die-with-parent", d_dwp, 0, 0, "die-with-parent" },
 	{ "scratch", d_scratch, 2, 2, "scratch create PARENT | adopt DIR" },
 	{ "include", d_include, 1, 1, "include FILE" },
-	{ "net-proxy", d_netstub, 0, 1, "net-proxy [port=PORT]" },
-	{ "net-allow", d_netstub, 1, -1, "net-allow RULE..." },
-	{ "net-deny", d_netstub, 1, -1, "net-deny RULE..." },
-	{ "net-resolve", d_netstub, 1, -1, "net-resolve NAME=ADDR..." },
+	{ "net-proxy", d_netproxy, 0, 1, "net-proxy [port=PORT]" },
+	{ "net-allow", d_netrule, 1, -1, "net-allow HOST[:PORT]..." },
+	{ "net-deny", d_netrule, 1, -1, "net-deny HOST[:PORT]..." },
+	{ "net-resolve", d_netresolve, 1, -1, "net-resolve NAME=ADDRESS..." },
 };
 #define NDIRECTIVES (sizeof(table) / sizeof(table[0]))
 
@@ -1502,6 +1445,17 @@ void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 		if (table[i].name[0] == t[0].s[0] &&
 		    !strcmp(table[i].name, t[0].s))
 			break;
+	/* allow, deny, proxy, resolve: the network directives' own words
+	 * (seccomp's allow and deny take syscalls, never hosts). */
+	if (i == NDIRECTIVES && (!strcmp(t[0].s, "allow") ||
+				 !strcmp(t[0].s, "deny") ||
+				 !strcmp(t[0].s, "proxy") ||
+				 !strcmp(t[0].s, "resolve"))) {
+		perr_at(c, pos, t[0].col,
+			"unknown directive '%s' (did you mean 'net-%s'?)",
+			t[0].s, t[0].s);
+		return;
+	}
 	if (i == NDIRECTIVES && (ns_bit(t[0].s) || rlimit_by_name(t[0].s) >= 0)) {
 		perr_at(c, pos, t[0].col,
 			"unknown directive '%s' (did you mean '%s %s'?)",
@@ -1562,6 +1516,7 @@ void plan_validate(struct ctx *c)
 				"namespace)");
 		}
 	plan_validate_layout(c);
+	plan_validate_net(c);
 	if (p->hostname && !(p->ns & NS_UTS)) {
 		at = &c->p->at[PAT_HOSTNAME];
 		perr_at(c, at, at->col ? at->col : 1,

@@ -401,6 +401,8 @@ static __attribute__((noinline)) void sc_rule(struct out *o, int wp,
 	put(o, "\n", 1);
 }
 
+static void net(struct out *o, const struct plan *p, int wp);
+
 static void render(struct out *o, const struct plan *p, int wp)
 {
 	if (p->ns) {
@@ -535,31 +537,6 @@ static void render(struct out *o, const struct plan *p, int wp)
 	} else if (!wp) {
 		add(o, "# no die-with-parent: the run goes on if its caller dies\n");
 	}
-	/* THROWAWAY STUB: proxy-core's format replaces this. */
-	if (p->net_proxy) {
-		line(o, wp, at(p, PAT_PROXY), "net-proxy");
-		add(o, " port=%u\n", p->proxy_port);
-	}
-	for (size_t i = 0; i < p->npx; i++) {
-		char hp[300];
-
-		line(o, wp, &p->px[i].pos, p->px[i].deny ? "net-deny" : "net-allow");
-		if (p->px[i].port)
-			snprintf(hp, sizeof(hp), "%s:%u", p->px[i].host, p->px[i].port);
-		else
-			snprintf(hp, sizeof(hp), "%s", p->px[i].host);
-		word(o, hp);
-		add(o, "\n");
-	}
-	for (size_t i = 0; i < p->npin; i++) {
-		char a[PX_ADDR_TEXT], hp[400];
-
-		line(o, wp, &p->pin[i].pos, "net-resolve");
-		snprintf(hp, sizeof(hp), "%s=%s", p->pin[i].name,
-			 px_addr_text(&p->pin[i].addr, a));
-		word(o, hp);
-		add(o, "\n");
-	}
 	if (p->scratch != SCRATCH_NONE) {
 		line(o, wp, at(p, PAT_SCRATCH), "scratch");
 		add(o, p->scratch == SCRATCH_CREATE ? " create" : " adopt");
@@ -567,6 +544,41 @@ static void render(struct out *o, const struct plan *p, int wp)
 		add(o, "\n");
 	} else if (!wp) {
 		add(o, "# no scratch: no scratch directory\n");
+	}
+	net(o, p, wp);
+}
+
+/* The network proxy's lines: hosts and addresses were validated at parse
+ * time (letters, digits, ".-_*:[]"), bare words for the lexer. */
+static void net(struct out *o, const struct plan *p, int wp)
+{
+	char a[PX_ADDR_TEXT];
+
+	if (!p->net_proxy)
+		return;
+	line(o, wp, at(p, PAT_PROXY), "net-proxy");
+	str(o, " port=");
+	unum(o, p->proxy_port, 10);
+	put(o, "\n", 1);
+	for (size_t i = 0; i < p->npx; i++) {
+		const struct px_rule *r = &p->px[i];
+
+		line(o, wp, &r->pos, r->deny ? "net-deny" : "net-allow");
+		put(o, " ", 1);
+		str(o, r->host);
+		if (r->port) {
+			put(o, ":", 1);
+			unum(o, r->port, 10);
+		}
+		put(o, "\n", 1);
+	}
+	for (size_t i = 0; i < p->npin; i++) {
+		line(o, wp, &p->pin[i].pos, "net-resolve");
+		put(o, " ", 1);
+		str(o, p->pin[i].name);
+		put(o, "=", 1);
+		str(o, px_addr_text(&p->pin[i].addr, a));
+		put(o, "\n", 1);
 	}
 }
 

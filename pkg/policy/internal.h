@@ -50,6 +50,13 @@ struct ctx {
 };
 
 
+/* The network proxy's directives and their checks (net.c). */
+void d_netproxy(struct ctx *c, const struct pos *pos, struct tok *t, int n);
+void d_netrule(struct ctx *c, const struct pos *pos, struct tok *t, int n);
+void d_netresolve(struct ctx *c, const struct pos *pos, struct tok *t,
+		  int n);
+void plan_validate_net(struct ctx *c);
+
 /* The filesystem directives checked against each other (layout.c). */
 void plan_validate_layout(struct ctx *c);
 

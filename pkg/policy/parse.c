@@ -37,6 +37,7 @@ int plan_init(struct plan *p)
 	p->die_signal = SIGKILL;
 	p->sc_default = SC_ALLOW;
 	p->kill_after_ms = PLAN_KILL_AFTER_MS;
+	p->proxy_port = PLAN_PROXY_PORT;
 	return 0;
 }
 

@@ -179,7 +179,7 @@ struct px_req {
 	size_t nreply;
 	/* private */
 	int stage;
-	size_t scan;
+	size_t scan, line_end;
 };
 
 /* Parse the bytes the client has sent so far, buf[0..len) (a caller
