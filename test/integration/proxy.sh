@@ -89,7 +89,7 @@ print(eval(sys.argv[2]))' "$T/st" "$1" 2>&1
 }
 CURL=(curl -sS --max-time 20)
 
-echo "1..46"
+echo "1..45"
 
 # --- allowed, through CONNECT and plain HTTP ----------------------------
 
@@ -260,7 +260,7 @@ elif what == "slowloris":
             pass
         s.settimeout(30)
         try:
-            res["slow"] = s.recv(100).split(b"\r\n")[0].decode()
+            res["slow"] = s.recv(100).split(b"\r\n")[0].decode()[:12]
         except OSError as e:
             res["slow"] = "error"
     t = threading.Thread(target=slow); t.start()
@@ -301,7 +301,7 @@ is "$(rec '[x["status"] for x in e if x["verdict"] == "error"]')" "[431, 400, 40
 	"... each logged with its status"
 hostile slowloris
 is "$out" "HTTP/1.0 200 OK HTTP/1.0 200 OK
-HTTP/1.1 408 Request Timeout" "a slowloris client does not hold up others, and is cut off (408)"
+HTTP/1.1 408" "a slowloris client does not hold up others, and is cut off (408)"
 hostile flood
 is "$out" "waiting HTTP/1.0 200 OK" "64 connections at once: the 65th waits for a free slot, then is served"
 
@@ -356,8 +356,10 @@ is "$fds" "/dev/null /dev/null $T/err2 anon_inode:[signalfd] socket " \
 	"... holding only /dev/null, stderr, its signalfd and the listener (no scratch dir, no pipe of the chain)"
 is "$(grep -c . "/proc/$px/mountinfo" 2>/dev/null) $(readlink "/proc/$px/ns/net")" \
 	"$(grep -c . /proc/self/mountinfo) $(readlink /proc/self/ns/net)" "... in the host's mount and network namespaces"
-kill -KILL "$g"
-wait "$g" 2>/dev/null
+{
+	kill -KILL "$g"
+	wait "$g"
+} 2>/dev/null
 check "SIGKILL of the guard: the proxy dies with it" wait_for eval '! prx >/dev/null'
 check "... and the sandbox too" wait_for no_others
 
