@@ -719,3 +719,59 @@ __MUTATIONS__
 @@ tests: integration/protect
 -		return wt ? git_worktree(w, g, wt, nest) : 0;
 +		return 0;
+
+@@ name: proxy-keeps-guard-fds
+@@ invariant: SECURITY (network): the proxy process holds nothing of the guard's fds (scratch dir and lock, report pipe, the caller's)
+@@ file: pkg/egress/start.c
+@@ tests: integration/proxy
+-	close_others(keep, 4);
++	(void)close_others;
+
+@@ name: proxy-unconfined
+@@ invariant: SECURITY (network): the proxy parses the sandbox's bytes under no_new_privs, Landlock and its own seccomp filter
+@@ file: pkg/egress/start.c
+@@ tests: integration/proxy
+-	if (egress_confine(&d) < 0) {
++	if (0 && egress_confine(&d) < 0) {
+
+@@ name: proxy-outlives-guard
+@@ invariant: DESIGN 7: nothing outlives the sandbox: the proxy dies with the guard, even a SIGKILLed one
+@@ file: pkg/egress/start.c
+@@ tests: integration/proxy
+-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != guard)
++	if (getppid() != guard)
+
+@@ name: proxy-rebinding
+@@ invariant: SECURITY (network): a name that resolves to loopback, private, link-local or the host's own address is refused unless a rule names the address
+@@ file: pkg/egress/loop.c
+@@ tests: integration/proxy
+-		if (v == PXA_OK) {
++		if (1) {
+
+@@ name: proxy-deny-ignored
+@@ invariant: SECURITY (network): a request no rule allows, or one a net-deny matches, is refused with 403
+@@ file: pkg/egress/loop.c
+@@ tests: integration/proxy
+-	if (!allow) {
++	if (0 && !allow) {
+
+@@ name: proxy-unbounded-connections
+@@ invariant: SECURITY (network): the proxy serves at most EG_MAX_CONN connections at once (a flood waits in the backlog)
+@@ file: pkg/egress/egress.h
+@@ tests: integration/proxy
+-#define EG_MAX_CONN 64		/* connections at once; more wait in the
++#define EG_MAX_CONN 4096	/* connections at once; more wait in the
+
+@@ name: proxy-no-head-timeout
+@@ invariant: SECURITY (network): a client that never completes its request head is cut off (slowloris)
+@@ file: pkg/egress/egress.h
+@@ tests: integration/proxy
+-#define EG_HEAD_MS 10000	/* accept to a complete request head */
++#define EG_HEAD_MS 600000	/* accept to a complete request head */
+
+@@ name: proxy-client-udp
+@@ invariant: SECURITY (network): @proxy-client refuses every socket but TCP (UDP here)
+@@ file: pkg/seccomp/names.c
+@@ tests: integration/proxy
+-	"socket arg1&0xf==2", "socket arg1&0xf==3", "socket arg1&0xf==4",
++	"socket arg1&0xf==3", "socket arg1&0xf==4",
