@@ -4,7 +4,7 @@
 #
 #   scripts/oci-image.sh [-t TAG] [OUT]
 #
-# The image holds only the five static programs (/usr/local/bin) and the
+# The image holds only the six static programs (/usr/local/bin) and the
 # shipped policies (/usr/local/share/pysbx/policies), plus an empty /tmp;
 # no libc, no shell. Its config runs as uid/gid 65534 with pysbx as the
 # entrypoint. OUT (default build/dist/pysbx-VERSION-oci.tar) is an

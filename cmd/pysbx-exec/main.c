@@ -56,6 +56,8 @@ int main(int argc, char **argv)
 	if (chain_open_next(&d, &c, &plan, envp, false) < 0)
 		diag_exit(&d);
 	o.next_fd = c.next_fd;
+	o.pass_fds = c.pass_fds;
+	o.npass = c.npass;
 	child = proc_apply(&d, &plan, &o);
 	if (child < 0)
 		diag_exit(&d);
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
 		 * program is the child's to exec. */
 		if (c.next_fd >= 0)
 			close(c.next_fd);
+		for (unsigned i = 0; i < c.npass; i++)
+			close(c.pass_fds[i]);
 		return proc_wait_relay(child);
 	}
 	if (proc_signals_unblock(&d) < 0)

@@ -21,7 +21,7 @@ void chain_init(struct chain *c, const char *usage)
 {
 	opterr = 0;	/* bad_option says it, on one line */
 	memset(c, 0, sizeof(*c));
-	c->plan_fd = c->report_fd = c->next_fd = c->pass_fd = -1;
+	c->plan_fd = c->report_fd = c->next_fd = -1;
 	c->proxy_fd = -1;
 	c->usage = usage;
 }
@@ -103,7 +103,15 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 	case CHAIN_OPT_REPORT_FD:
 		return fd_arg(d, "--report-fd", arg, &c->report_fd) ? -1 : 1;
 	case CHAIN_OPT_NEXT_FD:
-		return fd_arg(d, "--next-fd", arg, &c->next_fd) ? -1 : 1;
+		/* The first is the next program's; the others are passed on
+		 * to it, in order. */
+		if (c->next_fd < 0)
+			return fd_arg(d, "--next-fd", arg, &c->next_fd) ? -1 : 1;
+		if (c->npass == CHAIN_MAX_PASS)
+			return diag_fail(d, EXIT_USAGE, 0,
+					 "more than %d --next-fd", CHAIN_MAX_PASS + 1);
+		return fd_arg(d, "--next-fd", arg, &c->pass_fds[c->npass++]) ?
+		       -1 : 1;
 	case 'h':
 		printf("usage: %s\n%s"
 		       "common options:\n"
@@ -230,6 +238,11 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 		return diag_fail(d, EXIT_USAGE, errno,
 				 "--next-fd %d is not an open file",
 				 c->next_fd);
+	for (unsigned i = 0; i < c->npass; i++)
+		if (fcntl(c->pass_fds[i], F_SETFD, FD_CLOEXEC) < 0)
+			return diag_fail(d, EXIT_USAGE, errno,
+					 "--next-fd %d is not an open file",
+					 c->pass_fds[i]);
 	if (plan_init(p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to allocate the plan");
@@ -331,16 +344,16 @@ int chain_is_step(const char *argv0)
 
 	b = b ? b + 1 : argv0;
 	return !strcmp(b, "pysbx-mount") || !strcmp(b, "pysbx-exec") ||
-	       !strcmp(b, "pysbx-seccomp");
+	       !strcmp(b, "pysbx-landlock") || !strcmp(b, "pysbx-seccomp");
 }
 
 /* The canonical order; -1 for anything else. */
 static int step_rank(const char *name)
 {
 	static const char *const order[] = { "clean", "mount", "exec",
-					     "seccomp" };
+					     "landlock", "seccomp" };
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(name, order[i]))
 			return i;
 	return -1;
@@ -360,7 +373,8 @@ int chain_takes_value(const char *opt)
 {
 	static const char *const with_value[] = {
 		"-p", "-D", "--policy", "--define", "--plan-fd", "--report-fd",
-		"--next-fd", "--export", "--bpf", "--proxy-fd", NULL,
+		"--next-fd", "--export", "--bpf", "--abi", "--paths",
+		"--proxy-fd", NULL,
 	};
 
 	for (const char *const *w = with_value; *w; w++)
@@ -426,14 +440,13 @@ static int open_prog(struct diag *d, const struct chain *c,
 			       !c->allow_untrusted);
 }
 
-/* The index in next of the pysbx step that next[0] runs after its own
+/* The index in next of the pysbx step that next[i] runs after its own
  * options (as chain_seccomp_follows walks them), or 0 if none. */
-static size_t step_after_next(const char *stage, char **next)
+static size_t step_after_next(char **next, size_t i)
 {
-	size_t i = 1;
+	const char *stage = strrchr(next[i], '-') + 1;
 
-	stage = strrchr(next[0], '-') + 1;
-	for (; next[i] && next[i][0] == '-' && next[i][1]; i++) {
+	for (i++; next[i] && next[i][0] == '-' && next[i][1]; i++) {
 		if (!strcmp(next[i], "--")) {
 			i++;
 			break;
@@ -444,22 +457,67 @@ static size_t step_after_next(const char *stage, char **next)
 	return next[i] && chain_step_after(stage, next[i]) ? i : 0;
 }
 
+int chain_drop_step(char **next, const char *name)
+{
+	size_t i = 0, j, n;
+
+	while (next[i]) {
+		const char *b = strrchr(next[i], '/');
+
+		b = b ? b + 1 : next[i];
+		if (!chain_is_step(next[i]))
+			return 0;
+		if (!strcmp(b, name))
+			break;
+		if (!(i = step_after_next(next, i)))
+			return 0;
+	}
+	if (!next[i])
+		return 0;
+	/* Its options up to and including "--", as getopt's "+" sees
+	 * them; the next program starts at j. */
+	for (j = i + 1; next[j] && next[j][0] == '-' && next[j][1]; j++) {
+		if (!strcmp(next[j], "--")) {
+			j++;
+			break;
+		}
+		if (chain_takes_value(next[j]) && next[j + 1])
+			j++;
+	}
+	for (n = 0; next[j + n]; n++)
+		next[i + n] = next[j + n];
+	next[i + n] = NULL;
+	return 1;
+}
+
 int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
 		    char *const envp[], bool both)
 {
-	size_t i;
+	size_t i = 0;
 
 	if (!chain_step_after(d->stage, c->next[0]))
 		return 0;	/* the target: exec'd by name, later */
-	if (c->next_fd >= 0)
-		return c->allow_untrusted ? 0 :
-		       trust_prog_fd(d, c->next_fd, c->next[0]);
+	if (c->next_fd >= 0) {
+		if (c->allow_untrusted)
+			return 0;
+		if (trust_prog_fd(d, c->next_fd, c->next[0]) < 0)
+			return -1;
+		for (unsigned k = 0; k < c->npass; k++)
+			if (trust_prog_fd(d, c->pass_fds[k], "a later step") < 0)
+				return -1;
+		return 0;
+	}
 	c->next_fd = open_prog(d, c, p, c->next[0], envp);
 	if (c->next_fd < 0)
 		return -1;
-	i = both ? step_after_next(d->stage, c->next) : 0;
-	if (i && (c->pass_fd = open_prog(d, c, p, c->next[i], envp)) < 0)
-		return -1;
+	while (both && c->npass < CHAIN_MAX_PASS &&
+	       (i = step_after_next(c->next, i))) {
+		int fd = open_prog(d, c, p, c->next[i], envp);
+
+		if (fd < 0)
+			return -1;
+		c->pass_fds[c->npass++] = fd;
+	}
 	return 0;
 }
 
@@ -550,17 +608,17 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 {
 	char **argv = c->next, **nargv = NULL;
 	const char *what = "";
-	char pfd[16], rfd[16], xfd[16];
+	char pfd[16], rfd[16], xfd[CHAIN_MAX_PASS][16];
 	int err;
 
 	if (chain_step_after(d->stage, argv[0]) &&
-	    (c->plan_fd >= 0 || c->report_fd >= 0 || c->pass_fd >= 0 ||
+	    (c->plan_fd >= 0 || c->report_fd >= 0 || c->npass ||
 	     c->allow_untrusted)) {
 		size_t n = 0, k = 1;
 
 		while (argv[n])
 			n++;
-		nargv = calloc(n + 9, sizeof(*nargv));
+		nargv = calloc(n + 8 + 2 * CHAIN_MAX_PASS, sizeof(*nargv));
 		if (!nargv)
 			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 					 "unable to build the next argv");
@@ -577,11 +635,11 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 			nargv[k++] = rfd;
 			fcntl(c->report_fd, F_SETFD, 0);
 		}
-		if (c->pass_fd >= 0) {
-			snprintf(xfd, sizeof(xfd), "%d", c->pass_fd);
+		for (unsigned i = 0; i < c->npass; i++) {
+			snprintf(xfd[i], sizeof(xfd[i]), "%d", c->pass_fds[i]);
 			nargv[k++] = "--next-fd";
-			nargv[k++] = xfd;
-			fcntl(c->pass_fd, F_SETFD, 0);
+			nargv[k++] = xfd[i];
+			fcntl(c->pass_fds[i], F_SETFD, 0);
 		}
 		if (c->allow_untrusted)
 			nargv[k++] = "--allow-untrusted";
@@ -596,8 +654,8 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 	} else {
 		err = chain_execvpe(argv[0], argv, envp);
 	}
-	if (c->pass_fd >= 0)
-		fcntl(c->pass_fd, F_SETFD, FD_CLOEXEC);
+	for (unsigned i = 0; i < c->npass; i++)
+		fcntl(c->pass_fds[i], F_SETFD, FD_CLOEXEC);
 	if (c->plan_fd >= 0)
 		fcntl(c->plan_fd, F_SETFD, FD_CLOEXEC);
 	if (c->report_fd >= 0)

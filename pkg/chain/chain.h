@@ -4,7 +4,8 @@
  * Protocol (DESIGN.md "Chain conventions"): the first step that reads the
  * policy resolves it into a plan, seals it in a memfd and passes
  * `--plan-fd N --report-fd M` to the next program when that program is a
- * pysbx step (pysbx-mount, pysbx-exec, pysbx-seccomp, by basename). Both fds
+ * pysbx step (pysbx-mount, pysbx-exec, pysbx-landlock, pysbx-seccomp, by
+ * basename). Both fds
  * are close-on-exec everywhere else, so they never reach the target: the
  * last step's exec of the target closes them.
  */
@@ -50,6 +51,10 @@ enum {
 	"      was started); 124 the wall-clock timeout fired;\n"            \
 	"  126 the target could not be executed; 127 it was not found.\n"
 
+/* Steps after the next one whose fds travel down (exec, landlock,
+ * seccomp after pysbx-mount). */
+#define CHAIN_MAX_PASS 3
+
 struct chain {
 	const char *policy;	/* -p FILE, NULL if none */
 	struct vars vars;	/* -D NAME=VALUE */
@@ -58,8 +63,10 @@ struct chain {
 	int next_fd;		/* the next program, opened and checked
 				 * (chain_open_next, or --next-fd from an
 				 * earlier step); -1 if none */
-	int pass_fd;		/* the program after it, passed to it as
-				 * --next-fd (pysbx-mount); -1 if none */
+	int pass_fds[CHAIN_MAX_PASS]; /* the steps after it, in order,
+				 * passed to it as one --next-fd each
+				 * (pysbx-mount opens them all) */
+	unsigned npass;
 	int proxy_fd;		/* --proxy-fd (pysbx-mount only): its end of
 				 * the guard's socketpair, where the egress
 				 * proxy's listener is sent; -1 if none */
@@ -132,10 +139,18 @@ int plan_read_fd(struct diag *d, int fd, struct plan *p, unsigned flags);
 int chain_is_step(const char *argv0);
 
 /* Is argv0 a step that comes after the step whose diag stage is stage
- * ("clean", "mount", "exec", "seccomp") in the canonical chain? Only such
+ * ("clean", "mount", "exec", "landlock", "seccomp") in the canonical
+ * chain? Only such
  * a program is given the plan and report fds: pysbx-seccomp, the last
  * step, never passes them on, even to a target named "pysbx-exec". */
 int chain_step_after(const char *stage, const char *argv0);
+
+/* Remove the pysbx step named name (by basename) from the chain next
+ * runs, with its options and the "--" after them, in place (the array
+ * stays NULL-terminated). Only a step where a step stands (after the
+ * previous step's options) is removed, never a target's argument.
+ * Returns 1 when removed, 0 when not found. */
+int chain_drop_step(char **next, const char *name);
 
 /* Does this option of a pysbx step take the next word as its value
  * ("-p", "--plan-fd", ...)? */
@@ -165,15 +180,16 @@ int chain_seccomp_follows(const char *stage, char **next);
  * by the fd an earlier step passed (--next-fd, re-checked with
  * trust_prog_fd), or by its path (PATH of envp for a bare name) through
  * trust_open_prog with p's read-write binds, unless --allow-untrusted.
- * With both, the step after it too (c->pass_fd): pysbx-mount opens every
- * later step on the host, before pivot_root, so that none needs to be
- * inside the sandbox. 0 or -1. */
+ * With both, every pysbx step after it too (c->pass_fds): pysbx-mount
+ * opens every later step on the host, before pivot_root, so that none
+ * needs to be inside the sandbox. A step given more than one --next-fd
+ * re-checks each. 0 or -1. */
 int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
 		    char *const envp[], bool both);
 
 /* Exec c->next with envp. A pysbx step that comes after d->stage (see
- * chain_step_after) gets `--plan-fd N --report-fd M` (and `--next-fd K`
- * for c->pass_fd, `--allow-untrusted` when given) inserted after its
+ * chain_step_after) gets `--plan-fd N --report-fd M` (and one `--next-fd K`
+ * for each of c->pass_fds, `--allow-untrusted` when given) inserted after its
  * argv[0], inherits those fds, and is exec'd through c->next_fd when
  * chain_open_next opened it (execveat, AT_EMPTY_PATH: exactly the file
  * that was checked); any other program (the target) gets none of them

@@ -48,6 +48,9 @@ static bool first_of(const struct plan *p, const char *stage, struct first *f)
 			(f->what = "seccomp", f->pos = &p->sc[0].pos)) ||
 		       at(p, PAT_SCDEFAULT, "seccomp default", f) ||
 		       at(p, PAT_AUDIT, "seccomp audit", f);
+	if (!strcmp(stage, "landlock"))
+		return (p->landlock && at(p, PAT_LANDLOCK, "landlock", f)) ||
+		       at(p, PAT_LLBEST, "landlock-best-effort", f);
 	if (!strcmp(stage, "clean"))
 		return (p->timeout_ms && at(p, PAT_TIMEOUT, "timeout", f)) ||
 		       at(p, PAT_DWP, "die-with-parent", f) ||
@@ -59,7 +62,7 @@ int chain_check_applied(struct diag *d, const struct chain *c,
 			const struct plan *p)
 {
 	static const char *const stages[] = { "clean", "mount", "exec",
-					      "seccomp" };
+					      "landlock", "seccomp" };
 	char list[512];
 	size_t len = 0, n = 0;
 	struct first f;
@@ -67,7 +70,7 @@ int chain_check_applied(struct diag *d, const struct chain *c,
 	if (c->plan_fd >= 0 || c->partial || !c->policy || !c->next)
 		return 0;
 	list[0] = '\0';
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		if (!strcmp(stages[i], d->stage) ||
 		    chain_step_follows(d->stage, c->next, stages[i]) ||
 		    !first_of(p, stages[i], &f))

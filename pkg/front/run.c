@@ -109,14 +109,17 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 int front_run_argv(struct diag *d, const struct chain *c, const char *dir,
 		   struct run_argv *ra)
 {
+	/* pysbx-landlock too: the guard drops it unless the plan says
+	 * `landlock yes` (guard_landlock_if_asked). */
 	static const char *const steps[] = { "pysbx-clean", "pysbx-mount",
-					     "pysbx-exec", "pysbx-seccomp" };
+					     "pysbx-exec", "pysbx-landlock",
+					     "pysbx-seccomp" };
 	size_t n = 0, len = 0, k = 0, i;
 	char *s;
 
 	for (char **a = c->next; *a; a++)
 		n++;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		len += strlen(dir) + 1 + strlen(steps[i]) + 1;
 	for (i = 0; i < c->vars.n; i++)
 		len += strlen(c->vars.name[i]) + 1 +
@@ -143,9 +146,13 @@ int front_run_argv(struct diag *d, const struct chain *c, const char *dir,
 	}
 	/* "--" before each next program: a target named "--bind" or "-p"
 	 * is never taken for an option of ours. */
-	for (i = 1; i < 4; i++) {
+	for (i = 1; i < 5; i++) {
 		ra->argv[k++] = "--";
 		ra->argv[k++] = put(&s, dir, '/', steps[i]);
+		if (!strcmp(steps[i], "pysbx-landlock")) {
+			ra->argv[k++] = "--paths";
+			ra->argv[k++] = "inside";
+		}
 	}
 	ra->argv[k++] = "--";
 	for (char **a = c->next; *a; a++)
@@ -193,5 +200,6 @@ int front_run(struct diag *d, int argc, char **argv)
 	/* The guard's work in this very process: no exec of pysbx-clean.
 	 * Its messages are pysbx's, as the user typed it. */
 	guard_prog = "pysbx";
+	guard_landlock_if_asked = true;
 	return guard_main(ra.argc, ra.argv);
 }

@@ -48,6 +48,10 @@ int guard_main(int argc, char **argv);
  * run reads "pysbx:", as from pysbx policy check). */
 extern const char *guard_prog;
 
+/* pysbx run: the chain it built holds pysbx-landlock, which the guard
+ * drops from it unless the plan says `landlock yes`. */
+extern bool guard_landlock_if_asked;
+
 #define GUARD_USAGE                                                         \
 	"pysbx-clean [-p POLICY] [-D NAME=VALUE]... [-t DURATION|none]\n"   \
 	"         [-k DURATION] [--status-fd N] [--die-with-parent]\n"      \

@@ -115,6 +115,7 @@ static __attribute__((noinline)) void scratch_left(struct diag *d,
 }
 
 const char *guard_prog = "pysbx-clean";
+bool guard_landlock_if_asked;
 
 int guard_main(int argc, char **argv)
 {

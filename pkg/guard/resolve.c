@@ -106,6 +106,8 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	if (chain_load_plan(d, c, &p, PARSE_NO_SCRATCH) < 0)
 		return -1;
 	guard_note_killers(o, &p);
+	if (guard_landlock_if_asked && !p.landlock)
+		chain_drop_step(c->next, "pysbx-landlock");
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
 		if (make_scratch(d, c, &p, o, s) < 0)
 			goto out;

@@ -28,7 +28,7 @@ enum mnt_role {
 
 struct mnt_ctx {
 	const struct plan *plan;
-	struct chain *chain;	/* next_fd, pass_fd: the later steps, opened
+	struct chain *chain;	/* next_fd, pass_fds: the later steps, opened
 				 * on the host (chain_open_next) */
 	char **envp;		/* the environment handed to the next program */
 	int proxy_fd;		/* --proxy-fd: where pid 1 sends the egress

@@ -241,8 +241,8 @@ static int pid1(struct pid1_args *a)
 	close(procfd);
 	if (m->chain->next_fd >= 0)
 		close(m->chain->next_fd);
-	if (m->chain->pass_fd >= 0)
-		close(m->chain->pass_fd);
+	for (unsigned i = 0; i < m->chain->npass; i++)
+		close(m->chain->pass_fds[i]);
 	/* EOF (the exec closed the child's end): the exec happened. A
 	 * byte: the child failed and has reported it: exit with its code
 	 * and no target record. Waiting first keeps pid 1 off the CPU

@@ -1429,12 +1429,29 @@ static const struct {
 	{ "die-with-parent", d_dwp, 0, 0, "die-with-parent" },
 	{ "scratch", d_scratch, 2, 2, "scratch create PARENT | adopt DIR" },
 	{ "include", d_include, 1, 1, "include FILE" },
+	{ "landlock", d_landlock, 1, 1, "landlock yes|no" },
+	{ "landlock-best-effort", d_landlock_best, 1, -1,
+	  "landlock-best-effort CLASS..." },
+	{ "landlock-only", d_landlock_only, 1, 1,
+	  "landlock-only deny|allow|always" },
 	{ "net-proxy", d_netproxy, 0, 1, "net-proxy [port=PORT]" },
 	{ "net-allow", d_netrule, 1, -1, "net-allow HOST[:PORT]..." },
 	{ "net-deny", d_netrule, 1, -1, "net-deny HOST[:PORT]..." },
 	{ "net-resolve", d_netresolve, 1, -1, "net-resolve NAME=ADDRESS..." },
 };
 #define NDIRECTIVES (sizeof(table) / sizeof(table[0]))
+
+int dir_once(struct ctx *c, const struct pos *pos, const struct tok *t,
+	     enum plan_at s)
+{
+	return once(c, pos, t, s);
+}
+
+const char *dir_did_you_mean(char *buf, size_t len, const char *word,
+			     const char *(*at)(size_t))
+{
+	return did_you_mean(buf, len, word, at, "");
+}
 
 void directive(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 {

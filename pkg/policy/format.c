@@ -401,6 +401,27 @@ static __attribute__((noinline)) void sc_rule(struct out *o, int wp,
 	put(o, "\n", 1);
 }
 
+static void landlock(struct out *o, const struct plan *p, int wp)
+{
+	static const char *const only[] = { "deny", "allow", "always" };
+
+	if (p->landlock) {
+		line(o, wp, at(p, PAT_LANDLOCK), "landlock");
+		add(o, " yes\n");
+	}
+	if (p->ll_best_effort) {
+		line(o, wp, at(p, PAT_LLBEST), "landlock-best-effort");
+		for (unsigned b = 1; b < LL_BE_ALL; b <<= 1)
+			if (p->ll_best_effort & b)
+				add(o, " %s", ll_class_name(b));
+		add(o, "\n");
+	}
+	if (p->ll_only != LL_ONLY_DENY) {
+		line(o, wp, at(p, PAT_LLONLY), "landlock-only");
+		add(o, " %s\n", only[p->ll_only]);
+	}
+}
+
 static void net(struct out *o, const struct plan *p, int wp);
 
 static void render(struct out *o, const struct plan *p, int wp)
@@ -523,6 +544,7 @@ static void render(struct out *o, const struct plan *p, int wp)
 	}
 	for (size_t i = 0; i < p->nsc; i++)
 		sc_rule(o, wp, &p->sc[i]);
+	landlock(o, p, wp);
 	line(o, wp, at(p, PAT_TIMEOUT), "timeout");
 	if (p->timeout_ms)
 		dur(o, p->timeout_ms, !wp);

@@ -105,6 +105,22 @@ int sc_item(struct ctx *c, const struct pos *pos, unsigned col,
 	    const char *name, struct tok *cond, int ncond,
 	    enum sc_action act, int err);
 
+/* Record a directive given once (PAT_*); -1 after an error if it was
+ * given before. */
+int dir_once(struct ctx *c, const struct pos *pos, const struct tok *t,
+	     enum plan_at s);
+/* " (did you mean 'X'?)" for the name of at's table nearest to word, or
+ * "". */
+const char *dir_did_you_mean(char *buf, size_t len, const char *word,
+			     const char *(*at)(size_t));
+
+/* The Landlock directives (landlock.c). */
+void d_landlock(struct ctx *c, const struct pos *pos, struct tok *t, int n);
+void d_landlock_best(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n);
+void d_landlock_only(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n);
+
 /* Process a buffer of policy (or plan) text named file. */
 int parse_text(struct ctx *c, const char *file, const char *buf, size_t len);
 

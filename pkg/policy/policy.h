@@ -157,8 +157,25 @@ enum scratch_mode { SCRATCH_NONE, SCRATCH_CREATE, SCRATCH_ADOPT };
 enum plan_at {
 	PAT_UNSHARE, PAT_UID, PAT_GID, PAT_HOSTNAME, PAT_NESTED, PAT_CHDIR,
 	PAT_UMASK, PAT_SESSION, PAT_DIESIG, PAT_STDIN, PAT_KEEPFD, PAT_SCDEFAULT,
-	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_PROXY, PAT_N
+	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_PROXY, PAT_LANDLOCK,
+	PAT_LLBEST, PAT_LLONLY, PAT_N
 };
+
+/* Landlock classes a policy may mark best-effort (landlock-best-effort):
+ * each is dropped, with a warning, where the kernel's ABI lacks it;
+ * any other one the kernel lacks stops the run (docs/LANDLOCK.md). */
+enum {
+	LL_BE_FS = 1 << 0,		/* ABI 1: the filesystem rules */
+	LL_BE_TRUNCATE = 1 << 1,	/* ABI 3 */
+	LL_BE_TCP = 1 << 2,		/* ABI 4 */
+	LL_BE_IOCTL_DEV = 1 << 3,	/* ABI 5 */
+	LL_BE_SCOPE_SIGNAL = 1 << 4,	/* ABI 6 */
+	LL_BE_SCOPE_UNIX = 1 << 5,	/* ABI 6: abstract unix sockets */
+	LL_BE_ALL = (1 << 6) - 1,
+};
+
+/* landlock-only: may the policy run without pysbx-mount? */
+enum ll_only { LL_ONLY_DENY, LL_ONLY_ALLOW, LL_ONLY_ALWAYS };
 
 struct plan {
 	/* namespaces (pysbx-mount) */
@@ -189,6 +206,11 @@ struct plan {
 	bool sc_audit;		/* log what would be denied, deny nothing */
 	struct sc_rule *sc;
 	size_t nsc;
+
+	/* Landlock (pysbx-landlock) */
+	bool landlock;		/* landlock yes: in the namespace chain too */
+	unsigned ll_best_effort; /* LL_BE_* */
+	enum ll_only ll_only;
 
 	/* lifecycle (pysbx-clean) */
 	uint64_t timeout_ms;	/* 0: none */
@@ -319,5 +341,7 @@ const char *fs_kind_name(enum fs_kind k);
 const char *rlimit_name(int resource);
 int rlimit_by_name(const char *name);	/* -1 if unknown */
 const char *ns_name(unsigned bit);
+/* The name of one LL_BE_* bit ("tcp"), or NULL. */
+const char *ll_class_name(unsigned bit);
 
 #endif

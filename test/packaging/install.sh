@@ -21,12 +21,12 @@ chmod 0755 "$T/prog"
 
 out=$(DESTDIR=$D "$SRC/build.sh" install "$P" 2>&1)
 okrc $? "DESTDIR=... ./build.sh install /usr/local"
-want="pysbx pysbx-clean pysbx-exec pysbx-mount pysbx-seccomp"
-same "the five programs in PREFIX/bin" "$want" "$(cd "$I/bin" && echo *)"
+want="pysbx pysbx-clean pysbx-exec pysbx-landlock pysbx-mount pysbx-seccomp"
+same "the six programs in PREFIX/bin" "$want" "$(cd "$I/bin" && echo *)"
 same "the shipped policies in PREFIX/share/pysbx/policies" \
 	"$(cd "$SRC/policies" && ls)" "$(cd "$I/share/pysbx/policies" && ls)"
 same "man pages in man1 and man5" \
-	"pysbx-clean.1 pysbx-exec.1 pysbx-mount.1 pysbx-seccomp.1 pysbx.1 pysbx.policy.5" \
+	"pysbx-clean.1 pysbx-exec.1 pysbx-landlock.1 pysbx-mount.1 pysbx-seccomp.1 pysbx.1 pysbx.policy.5" \
 	"$(cd "$I/share/man" && echo man1/* man5/* | sed 's|man[15]/||g')"
 same "modes and owners: root, 0755 programs, 0644 policies" \
 	"0:0:755 0:0:644" \

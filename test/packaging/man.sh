@@ -6,13 +6,13 @@
 
 MAN=$SRC/docs/man
 BIN=$SRC/build/bin
-PAGES=(pysbx.1 pysbx-clean.1 pysbx-mount.1 pysbx-exec.1 pysbx-seccomp.1
+PAGES=(pysbx.1 pysbx-clean.1 pysbx-mount.1 pysbx-exec.1 pysbx-landlock.1 pysbx-seccomp.1
 	pysbx.policy.5)
 if ! command -v mandoc >/dev/null; then
 	echo "1..0 # SKIP mandoc is not installed (apt-get install mandoc; ./build.sh test does it as root)"
 	exit 0
 fi
-echo "1..$((${#PAGES[@]} + 5))"
+echo "1..$((${#PAGES[@]} + 6))"
 
 for p in "${PAGES[@]}"; do
 	if [[ ! -f $MAN/$p ]]; then
@@ -31,7 +31,7 @@ help_opts() {
 	grep -oE '(^|[][ |,])--?[A-Za-z][A-Za-z-]*' | sed 's/^[][ |,]//' |
 		sort -u
 }
-for prog in pysbx pysbx-clean pysbx-mount pysbx-exec pysbx-seccomp; do
+for prog in pysbx pysbx-clean pysbx-mount pysbx-exec pysbx-landlock pysbx-seccomp; do
 	# Described, not only listed: searched in DESCRIPTION, not SYNOPSIS.
 	text=$(mandoc -T ascii "$MAN/$prog.1" 2>/dev/null | sed 's/.\x08//g' |
 		sed -n '/^DESCRIPTION/,/^[A-Z][A-Z ]*$/p')

@@ -33,7 +33,7 @@ L=$T/a/img
 layer=$(sed -n 's/.*"layers":\[{[^}]*"digest":"sha256:\([0-9a-f]*\)".*/\1/p' \
 	"$L/blobs/sha256/$(sed -n 's/.*"digest":"sha256:\([0-9a-f]*\)".*/\1/p' "$L/index.json")")
 files=$(tar -tzf "$L/blobs/sha256/$layer" | grep -v '/$' | sort | tr '\n' ' ')
-want="usr/local/bin/pysbx usr/local/bin/pysbx-clean usr/local/bin/pysbx-exec usr/local/bin/pysbx-mount usr/local/bin/pysbx-seccomp"
+want="usr/local/bin/pysbx usr/local/bin/pysbx-clean usr/local/bin/pysbx-exec usr/local/bin/pysbx-landlock usr/local/bin/pysbx-mount usr/local/bin/pysbx-seccomp"
 for f in "$SRC"/policies/*; do want+=" usr/local/share/pysbx/policies/${f##*/}"; done
 same "the layer holds only the programs and the policies" \
 	"$(tr ' ' '\n' <<<"$want" | sort | tr '\n' ' ')" "$files"
