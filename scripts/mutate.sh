@@ -725,7 +725,7 @@ __MUTATIONS__
 @@ file: pkg/egress/start.c
 @@ tests: integration/proxy
 -	close_others(keep, 4);
-+	(void)close_others;
++	(void)keep, (void)close_others;
 
 @@ name: proxy-unconfined
 @@ invariant: SECURITY (network): the proxy parses the sandbox's bytes under no_new_privs, Landlock and its own seccomp filter
