@@ -99,7 +99,7 @@ static const char filter[] =
 	"seccomp allow read write close poll ppoll recvfrom sendto "
 	"recvmsg connect accept4 getsockopt setsockopt shutdown "
 	"clock_gettime exit exit_group rt_sigreturn brk munmap mremap "
-	"madvise getrandom restart_syscall\n"
+	"madvise getrandom restart_syscall pipe2 splice\n"
 	"seccomp allow socket if arg0==AF_INET arg1&0xf==1\n"
 	"seccomp allow socket if arg0==AF_INET arg1&0xf==2\n"
 	"seccomp allow socket if arg0==AF_INET6 arg1&0xf==1\n"

@@ -24,9 +24,15 @@ struct eg_dnsq {
 	int rcode;		/* the last error answer, 0 none */
 };
 
+/* One direction of a relay: the bytes the proxy itself puts first (the
+ * 200 line, a rewritten head, what came with the head) wait in b; the
+ * rest goes through a pipe with splice(2), never copied to user space
+ * (without a pipe, EMFILE: through b). */
 struct ebuf {
 	char *b;		/* EG_BUF bytes, NULL until the relay */
 	size_t off, len;	/* pending: b[off .. off+len) */
+	int pr, pw;		/* the pipe, -1: none */
+	size_t pn;		/* bytes in the pipe */
 };
 
 struct conn {

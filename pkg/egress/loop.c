@@ -3,6 +3,7 @@
  * only ever waits on its own sockets and deadlines, so a slow, silent or
  * hostile client holds one slot of EG_MAX_CONN and nothing else. */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -43,6 +44,12 @@ static void conn_free(struct conn *k)
 	free(k->head);
 	free(k->up.b);
 	free(k->down.b);
+	for (struct ebuf *b = &k->up; b; b = b == &k->up ? &k->down : NULL) {
+		if (b->pr >= 0)
+			close(b->pr);
+		if (b->pw >= 0)
+			close(b->pw);
+	}
 	free(k);
 }
 
@@ -416,6 +423,14 @@ static void start_relay(struct eg_ctx *c, struct conn *k, uint64_t now)
 		fail(k, 503, 1, now, "out of memory");
 		return;
 	}
+	for (struct ebuf *b = &k->up; b; b = b == &k->up ? &k->down : NULL) {
+		int p[2];
+
+		if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0) {
+			b->pr = p[0];
+			b->pw = p[1];
+		}
+	}
 	setsockopt(k->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(k->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (k->req.kind == PX_HTTP) {
@@ -447,87 +462,94 @@ static bool client_done(const struct conn *k)
 	return k->ceof || (k->req.kind == PX_HTTP && !k->body_left);
 }
 
+static size_t pending(const struct ebuf *b)
+{
+	return b->len + b->pn;
+}
+
+/* One direction, src to dst through b: read (at most limit bytes) when
+ * nothing is pending and the source is not done, write what is pending.
+ * Returns -1 on a socket error, else whether anything moved. */
+static int pump(int src, int dst, struct ebuf *b, short sev, uint64_t limit,
+		bool done, bool *eof, uint64_t *count)
+{
+	ssize_t r;
+	int moved = 0;
+
+	if ((sev & (POLLIN | POLLHUP | POLLERR)) && !pending(b) && !done) {
+		size_t want = limit < EG_BUF ? (size_t)limit : EG_BUF;
+
+		if (b->pw >= 0)
+			r = splice(src, NULL, b->pw, NULL, want,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		else
+			r = recv(src, b->b, want, MSG_DONTWAIT);
+		if (r > 0) {
+			moved = 1;
+			if (b->pw >= 0) {
+				b->pn = (size_t)r;
+			} else {
+				b->off = 0;
+				b->len = (size_t)r;
+			}
+			*count += (uint64_t)r;
+		} else if (r == 0) {
+			*eof = true;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			return -1;
+		}
+	}
+	if (b->len)
+		r = send(dst, b->b + b->off, b->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	else if (b->pn)
+		r = splice(b->pr, NULL, dst, NULL, b->pn,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	else
+		return moved;
+	if (r > 0 && b->len) {
+		b->off += (size_t)r;
+		b->len -= (size_t)r;
+	} else if (r > 0) {
+		b->pn -= (size_t)r;
+	} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
+		return -1;
+	}
+	return moved || r > 0;
+}
+
 /* Move bytes once each way; returns -1 when the connection is over (both
  * ways done, or a socket failed), else whether anything moved. */
 static int relay_once(struct conn *k, short cev, short uev, uint64_t now)
 {
-	ssize_t r;
-	size_t want;
-	int moved = 0;
+	bool http = k->req.kind == PX_HTTP;
+	uint64_t nup = k->nup;
+	int a, b;
 
-	if ((cev & (POLLIN | POLLHUP | POLLERR)) && !k->up.len &&
-	    !client_done(k)) {
-		want = EG_BUF;
-		if (k->req.kind == PX_HTTP && k->body_left < want)
-			want = (size_t)k->body_left;
-		r = recv(k->cfd, k->up.b, want, MSG_DONTWAIT);
-		if (r > 0) {
-			moved = 1;
-			k->up.off = 0;
-			k->up.len = (size_t)r;
-			k->nup += (uint64_t)r;
-			if (k->req.kind == PX_HTTP)
-				k->body_left -= (uint64_t)r;
-			k->deadline = now + EG_IDLE_MS;
-		} else if (r == 0) {
-			k->ceof = true;
-		} else if (errno != EAGAIN && errno != EINTR) {
-			return -1;
-		}
-	}
-	if ((uev & (POLLIN | POLLHUP | POLLERR)) && !k->down.len && !k->ueof) {
-		r = recv(k->ufd, k->down.b, EG_BUF, MSG_DONTWAIT);
-		if (r > 0) {
-			moved = 1;
-			k->down.off = 0;
-			k->down.len = (size_t)r;
-			k->ndown += (uint64_t)r;
-			k->deadline = now + EG_IDLE_MS;
-		} else if (r == 0) {
-			k->ueof = true;
-		} else if (errno != EAGAIN && errno != EINTR) {
-			return -1;
-		}
-	}
-	if (k->up.len) {
-		r = send(k->ufd, k->up.b + k->up.off, k->up.len,
-			 MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (r > 0) {
-			moved = 1;
-			k->up.off += (size_t)r;
-			k->up.len -= (size_t)r;
-			k->deadline = now + EG_IDLE_MS;
-		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
-			return -1;
-		}
-	}
-	if (k->down.len) {
-		r = send(k->cfd, k->down.b + k->down.off, k->down.len,
-			 MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (r > 0) {
-			moved = 1;
-			k->down.off += (size_t)r;
-			k->down.len -= (size_t)r;
-			k->deadline = now + EG_IDLE_MS;
-		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
-			return -1;
-		}
-	}
+	a = pump(k->cfd, k->ufd, &k->up, cev, http ? k->body_left : UINT64_MAX,
+		 client_done(k), &k->ceof, &k->nup);
+	if (http)
+		k->body_left -= k->nup - nup;
+	b = pump(k->ufd, k->cfd, &k->down, uev, UINT64_MAX, k->ueof, &k->ueof,
+		 &k->ndown);
+	if (a < 0 || b < 0)
+		return -1;
+	if (a || b)
+		k->deadline = now + EG_IDLE_MS;
 	/* The client closed its side: pass the FIN on (a plain HTTP
 	 * request keeps the upstream's write side open: some servers take
 	 * a half-close for an abort). */
-	if (k->ceof && !k->up.len && !k->up_shut) {
+	if (k->ceof && !pending(&k->up) && !k->up_shut) {
 		shutdown(k->ufd, SHUT_WR);
 		k->up_shut = true;
 	}
-	if (k->ueof && !k->down.len) {
-		if (client_done(k) && !k->up.len)
+	if (k->ueof && !pending(&k->down)) {
+		if (client_done(k) && !pending(&k->up))
 			return -1;
 		shutdown(k->cfd, SHUT_WR);
-		if (k->req.kind == PX_HTTP)
+		if (http)
 			return -1;
 	}
-	return moved;
+	return a || b;
 }
 
 /* As long as bytes move (a few rounds at most, so that one busy
@@ -591,6 +613,7 @@ static void accept_some(struct eg_ctx *c, uint64_t now)
 		}
 		k->cfd = fd;
 		k->ufd = k->q.fd = -1;
+		k->up.pr = k->up.pw = k->down.pr = k->down.pw = -1;
 		k->t0 = now;
 		k->deadline = now + EG_HEAD_MS;
 		k->st = C_HEAD;
@@ -669,13 +692,13 @@ static size_t fill(struct eg_ctx *c, uint64_t *next)
 			ue = POLLOUT;
 			break;
 		case C_RELAY:
-			if (!k->up.len && !client_done(k))
+			if (!pending(&k->up) && !client_done(k))
 				ce |= POLLIN;
-			if (k->down.len)
+			if (pending(&k->down))
 				ce |= POLLOUT;
-			if (!k->down.len && !k->ueof)
+			if (!pending(&k->down) && !k->ueof)
 				ue |= POLLIN;
-			if (k->up.len)
+			if (pending(&k->up))
 				ue |= POLLOUT;
 			break;
 		}
