@@ -96,7 +96,7 @@ static int landlock(struct diag *d)
  * (0x4): no new code in the process that reads the sandbox's bytes. */
 static const char filter[] =
 	"seccomp default kill\n"
-	"seccomp allow read write close poll ppoll recvfrom sendto "
+	"seccomp allow read write writev close poll ppoll recvfrom sendto "
 	"recvmsg connect accept4 getsockopt setsockopt shutdown "
 	"clock_gettime exit exit_group rt_sigreturn brk munmap mremap "
 	"madvise getrandom restart_syscall pipe2 splice\n"
