@@ -350,11 +350,13 @@ is "$rc" 7 "with the proxy, the guard exits with the target's code"
 check "... and nothing of the run is left (the proxy neither)" no_others
 
 # The proxy's own confinement and fds, seen from the host.
-"$B/pysbx" run -p "$T/life.policy" -- sleep 3 2>"$T/err2" &
+"$B/pysbx" run -p "$T/life.policy" -- sleep 60 2>"$T/err2" &
 g=$!
 prx() { pgrep -u "$U" -x pysbx-proxy; }
 wait_for prx >/dev/null
 px=$(prx)
+# Named early in its start: wait until it has confined itself.
+wait_for grep -q '^Seccomp:[[:space:]]*2' "/proc/$px/status"
 is "$(awk '/^(NoNewPrivs|Seccomp):/ {printf "%s%s ", $1, $2}' "/proc/$px/status" 2>/dev/null)" \
 	"NoNewPrivs:1 Seccomp:2 " "the proxy runs under no_new_privs and a seccomp filter"
 fds=$(for f in /proc/"$px"/fd/*; do readlink "$f"; done 2>/dev/null | sed 's/:\[[0-9]*\]//' | LC_ALL=C sort | tr '\n' ' ')
