@@ -2,7 +2,9 @@
  * add the rules, no_new_privs, restrict. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -48,26 +50,82 @@ static bool shared_ok(const struct stat *st)
 	       (st->st_mode & S_IWOTH);
 }
 
-/* An earlier rule that grants something at r's path or above. */
-static const struct ll_rule *granted_above(const struct ll_ruleset *rs,
-					   const struct ll_rule *r)
+static bool beneath(const char *path, const char *dir)
 {
-	for (const struct ll_rule *a = rs->rule; a < r; a++) {
-		size_t n = strlen(a->path);
+	size_t n = strlen(dir);
 
-		if ((a->access & rs->handled_fs) &&
-		    (!strcmp(a->path, "/") ||
-		     (!strncmp(r->path, a->path, n) &&
-		      (r->path[n] == '/' || !r->path[n]))))
-			return a;
+	if (!strcmp(dir, "/"))
+		return path[0] == '/';
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* The exclusions as real paths (a symlink on the way to one must not
+ * leave its object granted), plus every host tmpfs that cannot be
+ * shared: hidden. One that does not exist hides nothing. */
+static int resolve_excl(struct diag *d, const struct ll_ruleset *rs,
+			struct ll_excl **out, size_t *n)
+{
+	struct ll_excl *x = calloc(rs->nexcl + rs->nrule + 1, sizeof(*x));
+	char real[PATH_MAX];
+	struct stat st;
+
+	*out = x;
+	*n = 0;
+	if (!x)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to allocate the Landlock rules");
+	for (size_t i = 0; i < rs->nexcl + rs->nrule; i++) {
+		const char *path;
+		uint64_t take = ~0ULL;
+		const struct pos *pos;
+		const char *what;
+
+		if (i < rs->nexcl) {
+			path = rs->excl[i].path;
+			take = rs->excl[i].take;
+			pos = rs->excl[i].pos;
+			what = rs->excl[i].what;
+		} else {
+			const struct ll_rule *r = &rs->rule[i - rs->nexcl];
+
+			if (!(r->flags & LL_RULE_SHARED) ||
+			    (stat(r->path, &st) == 0 && shared_ok(&st)))
+				continue;
+			path = r->path;
+			pos = r->pos;
+			what = r->what;
+		}
+		if (!realpath(path, real)) {
+			if (errno == ENOENT)
+				continue;
+			return diag_fail(d, EXIT_SYSCALL, errno,
+					 "unable to resolve %s ('%s' at %s:%u)",
+					 path, what, pos->file, pos->line);
+		}
+		if (!(x[*n].path = strdup(real)))
+			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+					 "unable to allocate the Landlock rules");
+		x[*n].take = take;
+		x[*n].pos = pos;
+		x[*n].what = what;
+		(*n)++;
 	}
-	return NULL;
+	return 0;
+}
+
+static void free_excl(struct ll_excl *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(x[i].path);
+	free(x);
 }
 
 static int add_rule(struct diag *d, int rfd, const struct ll_ruleset *rs,
-		    const struct ll_rule *r)
+		    const struct ll_rule *r, struct ll_excl *ex, size_t nex)
 {
 	uint64_t access = r->access & rs->handled_fs;
+	struct ll_excl *mine = NULL;
+	size_t nmine = 0;
 	struct stat st;
 	int fd, ret;
 
@@ -87,26 +145,26 @@ static int add_rule(struct diag *d, int rfd, const struct ll_ruleset *rs,
 		close(fd);
 		return ret;
 	}
-	if ((r->flags & LL_RULE_SHARED) && !shared_ok(&st)) {
-		const struct ll_rule *a = granted_above(rs, r);
+	if ((r->flags & LL_RULE_SHARED) && !shared_ok(&st))
+		access = 0;	/* hidden (an exclusion for earlier rules) */
+	/* The exclusions of later directives at or below this one, in one
+	 * block at the front of ex (their order does not matter). */
+	for (size_t i = 0; i < nex && access; i++)
+		if (ex[i].pos > r->pos && beneath(ex[i].path, r->path) &&
+		    (ex[i].take & access)) {
+			struct ll_excl t = ex[nmine];
 
-		close(fd);
-		if (!a)
-			return 0;	/* hidden: no rule */
-		diag_fail(d, EXIT_SYSCALL, 0,
-			  "unable to hide %s ('%s' at %s:%u) with Landlock: "
-			  "it is not a sticky world-writable directory that "
-			  "could be shared, and '%s %s' (%s:%u) grants access "
-			  "to it", r->path, r->what, r->pos->file,
-			  r->pos->line, a->what, a->path, a->pos->file,
-			  a->pos->line);
-		diag_hint(d, "without a mount namespace a tmpfs cannot be "
-			  "made; remove the tmpfs line or the grant above it");
-		return -1;
-	}
+			ex[nmine] = ex[i];
+			ex[i] = t;
+			nmine++;
+		}
+	mine = ex;
 	if (!S_ISDIR(st.st_mode))
 		access &= LL_FILE_RIGHTS;
-	ret = access ? add_fd(d, rfd, fd, access, r->path, r) : 0;
+	if (nmine)
+		ret = ll_split(d, rfd, r, fd, access, mine, nmine);
+	else
+		ret = access ? add_fd(d, rfd, fd, access, r->path, r) : 0;
 	close(fd);
 	return ret;
 }
@@ -116,17 +174,27 @@ int ll_apply(struct diag *d, const struct ll_ruleset *rs)
 	struct ll_attr attr = { rs->handled_fs, rs->handled_net, rs->scoped };
 	size_t size = rs->abi >= 6 ? sizeof(attr) :
 		      rs->abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+	struct ll_excl *ex = NULL;
+	size_t nex = 0;
 	int rfd;
 
 	if (rs->abi <= 0)
 		return 0;
+	if (rs->handled_fs && resolve_excl(d, rs, &ex, &nex) < 0) {
+		free_excl(ex, nex);
+		return -1;
+	}
 	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-	if (rfd < 0)
-		return diag_fail(d, EXIT_SYSCALL, errno,
-				 "unable to create a Landlock ruleset (ABI %d)",
-				 rs->abi);
+	if (rfd < 0) {
+		diag_fail(d, EXIT_SYSCALL, errno,
+			  "unable to create a Landlock ruleset (ABI %d)",
+			  rs->abi);
+		free_excl(ex, nex);
+		return -1;
+	}
 	for (size_t i = 0; i < rs->nrule; i++)
-		if (rs->handled_fs && add_rule(d, rfd, rs, &rs->rule[i]) < 0)
+		if (rs->handled_fs &&
+		    add_rule(d, rfd, rs, &rs->rule[i], ex, nex) < 0)
 			goto fail;
 	/* The next step, exec'd through its fd: reachable whatever the
 	 * rules say of its path (after pivot_root it has none). */
@@ -145,8 +213,10 @@ int ll_apply(struct diag *d, const struct ll_ruleset *rs)
 		goto fail;
 	}
 	close(rfd);
+	free_excl(ex, nex);
 	return 0;
 fail:
 	close(rfd);
+	free_excl(ex, nex);
 	return -1;
 }

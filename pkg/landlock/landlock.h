@@ -53,9 +53,21 @@ struct ll_rule {
 	const char *what;	/* its keyword */
 };
 
+/* Host paths: what a later directive takes away below an earlier grant
+ * (mask, remount-ro, a read-only bind in a writable one). ll_apply
+ * splits the grant around it (docs/LANDLOCK.md "Exclusions"). */
+struct ll_excl {
+	char *path;		/* absolute, malloc'd */
+	uint64_t take;		/* LL_FS_* taken away */
+	const struct pos *pos;
+	const char *what;
+};
+
 struct ll_ruleset {
 	struct ll_rule *rule;
 	size_t nrule, cap;
+	struct ll_excl *excl;	/* host paths only */
+	size_t nexcl, cap_excl;
 	uint64_t handled_fs;	/* LL_FS_* */
 	uint64_t handled_net;	/* LL_NET_* */
 	uint64_t scoped;	/* LL_SCOPE_* */
@@ -67,8 +79,11 @@ struct ll_ruleset {
 void ll_init(struct ll_ruleset *rs);
 void ll_free(struct ll_ruleset *rs);
 
-/* The rules of plan p in mapping m, as of ABI 7 (every class handled).
- * A directive the mapping cannot express is recorded in e, positioned
+/* The rules of plan p in mapping m, as of ABI 7 (every class handled),
+ * and on host paths the exclusions that later directives make below
+ * earlier grants. A directive the mapping cannot express (a bind to
+ * another path, file, protect under a writable grant) is recorded in e,
+ * positioned
  * ("file:line:col: error: ...", print with perr_print); returns 0, or
  * -1 when e has an error or memory ran out (e says which). */
 int ll_from_plan(const struct plan *p, enum ll_paths m, struct ll_ruleset *rs,
@@ -86,10 +101,18 @@ int ll_abi(struct diag *d, int force, int *abi);
 int ll_fit(struct diag *d, const struct plan *p, struct ll_ruleset *rs,
 	   int abi, bool forced);
 
-/* Open every path (no symlink followed), build the ruleset, set
- * no_new_privs and restrict the calling thread. With rs->abi 0 it does
- * nothing. 0 or -1 (code 111). */
+/* Open every path (no symlink followed), build the ruleset (a grant
+ * with an exclusion below it is split: see split.c), set no_new_privs
+ * and restrict the calling thread. With rs->abi 0 it does nothing. 0 or
+ * -1 (code 111). */
 int ll_apply(struct diag *d, const struct ll_ruleset *rs);
+
+/* Add rule r (opened as fd, access: the rights this ABI handles) to the
+ * ruleset rfd split around the exclusions x, which lie below r's path
+ * or at it, by real path (split.c; called by ll_apply). 0 or -1 (code
+ * 111). */
+int ll_split(struct diag *d, int rfd, const struct ll_rule *r, int fd,
+	     uint64_t access, const struct ll_excl *x, size_t nx);
 
 /* The kernel release that brought abi ("6.7"), for hints. */
 const char *ll_abi_kernel(int abi);

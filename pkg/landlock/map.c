@@ -3,7 +3,8 @@
  * rule can only add rights: what a mount takes away below a granted path
  * (mask, remount-ro, a read-only bind inside a writable one) cannot be a
  * rule. Inside the namespace the mounts enforce it and the rules stay a
- * superset of them; on the host it is refused here, positioned. */
+ * superset of them; on the host it becomes an exclusion that ll_apply
+ * splits the grant around (split.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,11 @@ void ll_free(struct ll_ruleset *rs)
 	free(rs->rule);
 	rs->rule = NULL;
 	rs->nrule = rs->cap = 0;
+	for (size_t i = 0; i < rs->nexcl; i++)
+		free(rs->excl[i].path);
+	free(rs->excl);
+	rs->excl = NULL;
+	rs->nexcl = rs->cap_excl = 0;
 }
 
 static void perr_add(struct perr *e, const struct pos *pos, const char *fmt,
@@ -128,11 +134,39 @@ static int dev_rules(struct ll_ruleset *rs, struct perr *e,
 		   LL_RULE_TRY | (m == LL_PATHS_HOST ? LL_RULE_SHARED : 0));
 }
 
-/* On the host: op takes the rights take away at its path; refused when
- * a rule of an earlier directive grants any of them there or above (in
- * the namespace a later mount covers an earlier one; a rule cannot). */
-static void narrowing(const struct ll_ruleset *rs, struct perr *e,
-		      const struct fs_op *op, uint64_t take)
+static int add_excl(struct ll_ruleset *rs, struct perr *e,
+		    const struct fs_op *op, uint64_t take)
+{
+	struct ll_excl *x;
+
+	if (rs->nexcl == rs->cap_excl) {
+		size_t cap = rs->cap_excl ? 2 * rs->cap_excl : 16;
+		struct ll_excl *n = realloc(rs->excl, cap * sizeof(*n));
+
+		if (!n)
+			goto oom;
+		rs->excl = n;
+		rs->cap_excl = cap;
+	}
+	x = &rs->excl[rs->nexcl];
+	if (!(x->path = strdup(op->dst)))
+		goto oom;
+	x->take = take;
+	x->pos = &op->pos;
+	x->what = fs_kind_name(op->kind);
+	rs->nexcl++;
+	return 0;
+oom:
+	perr_add(e, &op->pos, "out of memory for the Landlock rules");
+	return -1;
+}
+
+/* On the host: op takes the rights take away at its path. Where a rule
+ * of an earlier directive grants any of them there or above (in the
+ * namespace a later mount covers an earlier one), that becomes an
+ * exclusion, or, with refuse, a positioned error. */
+static int narrowing(struct ll_ruleset *rs, struct perr *e,
+		     const struct fs_op *op, uint64_t take, bool refuse)
 {
 	for (size_t i = 0; i < rs->nrule; i++) {
 		const struct ll_rule *r = &rs->rule[i];
@@ -140,15 +174,18 @@ static void narrowing(const struct ll_ruleset *rs, struct perr *e,
 		if (r->pos >= &op->pos || !beneath(op->dst, r->path) ||
 		    !(r->access & take))
 			continue;
+		if (!refuse)
+			return add_excl(rs, e, op, take);
 		perr_add(e, &op->pos,
 			 "'%s %s' cannot be enforced by Landlock: '%s %s' "
-			 "(%s:%u) grants %s there, and a Landlock rule "
-			 "cannot take rights away below a granted path",
+			 "(%s:%u) grants %s there, and without a mount "
+			 "namespace nothing takes them away below it",
 			 fs_kind_name(op->kind), op->dst, r->what, r->path,
 			 r->pos->file, r->pos->line,
 			 (r->access & take & LL_W) ? "writes" : "access");
-		return;
+		return 0;
 	}
+	return 0;
 }
 
 static int one(struct ll_ruleset *rs, struct perr *e, const struct fs_op *op,
@@ -220,6 +257,7 @@ int ll_from_plan(const struct plan *p, enum ll_paths m, struct ll_ruleset *rs,
 			const struct fs_op *op = &p->fs[i];
 			uint64_t keep = 0;
 			bool ruled = false;
+			int r = 0;
 
 			for (size_t k = 0; k < rs->nrule; k++)
 				if (rs->rule[k].pos == &op->pos &&
@@ -231,13 +269,19 @@ int ll_from_plan(const struct plan *p, enum ll_paths m, struct ll_ruleset *rs,
 			 * everything; a read-only layer the writes. A dir
 			 * or a link takes nothing. */
 			if (op->kind == FS_MASK)
-				narrowing(rs, e, op, ~0ULL);
-			else if (op->kind == FS_REMOUNT_RO ||
-				 op->kind == FS_PROTECT)
-				narrowing(rs, e, op, LL_W);
+				r = narrowing(rs, e, op, ~0ULL, false);
+			else if (op->kind == FS_REMOUNT_RO)
+				r = narrowing(rs, e, op, LL_W, false);
+			else if (op->kind == FS_PROTECT)
+				/* Which paths it protects is pysbx-mount's
+				 * scan (git dirs and all): not a rule. */
+				r = narrowing(rs, e, op, LL_W, true);
 			else if (ruled && op->kind != FS_DIR)
-				narrowing(rs, e, op,
-					  (LL_W | LL_FS_IOCTL_DEV) & ~keep);
+				r = narrowing(rs, e, op,
+					      (LL_W | LL_FS_IOCTL_DEV) & ~keep,
+					      false);
+			if (r < 0)
+				return -1;
 		}
 	rs->handled_fs = LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE |
 			 LL_FS_READ_DIR | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE |

@@ -203,6 +203,7 @@ REVERSE=1 bench steps "$STD" \
 	"pysbx-seccomp --export only" "$BIN/pysbx-seccomp -p $POL $AD --export /dev/null" \
 	"pysbx-mount alone" "$BIN/pysbx-mount --partial -p $POL $AD -- $T" \
 	"pysbx-mount alone, no net ns" "$BIN/pysbx-mount --partial -p $POL_NONET $AD -- $T" \
+	"pysbx-landlock alone (workspace-write.policy, host paths)" "$BIN/pysbx-landlock --partial -p $TREE/policies/workspace-write.policy -D WORKSPACE=$WS -- $PROBE/bench_true" \
 	"pysbx policy show" "$BIN/pysbx policy show $POL $HD >/dev/null"
 
 # A step, or a chain missing steps, runs python.policy only with --partial
@@ -223,6 +224,7 @@ REVERSE=1 bench chain "$STD" \
 	"run: front+clean+mount+exec+seccomp" "$(pysbx_cmd "$POL_NONET" $T)" \
 	"run, scratch adopted (not created)" "$BIN/pysbx run -p $POL_NONET $AD -- $T" \
 	"clean+mount+exec+seccomp" "$BIN/pysbx-clean -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $BIN/pysbx-seccomp -- $T" \
+	"clean+mount+exec+landlock+seccomp" "$BIN/pysbx-clean -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $BIN/pysbx-landlock --paths inside -- $BIN/pysbx-seccomp -- $T" \
 	"clean+mount+exec" "$BIN/pysbx-clean --partial -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-exec -- $T" \
 	"clean+mount+seccomp" "$BIN/pysbx-clean --partial -p $POL_NONET $HD -- $BIN/pysbx-mount -- $BIN/pysbx-seccomp -- $T" \
 	"clean+mount" "$BIN/pysbx-clean --partial -p $POL_NONET $HD -- $BIN/pysbx-mount -- $T" \

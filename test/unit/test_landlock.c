@@ -39,6 +39,11 @@ static const char *map(const char *text, enum ll_paths m)
 				      "%s:%llx:%u;", rs.rule[i].path,
 				      (unsigned long long)rs.rule[i].access,
 				      rs.rule[i].flags);
+	for (size_t i = 0; i < rs.nexcl && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "!%s:%llx@%u;",
+				      rs.excl[i].path,
+				      (unsigned long long)rs.excl[i].take,
+				      rs.excl[i].pos->line);
 	return buf;
 }
 
@@ -97,33 +102,41 @@ static void rights(void)
 
 static void host_refusals(void)
 {
+	char want[1024];
+
 	is_str(map(NS "bind /h /w\n", LL_PATHS_HOST),
 	       "1:t.policy:2:1: error: 'bind /h /w': without a mount "
 	       "namespace (Landlock-only) a path stays where it is on the "
 	       "host, so the source and destination must be the same path",
 	       "host: a bind to another path is refused, positioned");
+	snprintf(want, sizeof(want), "/:%llx:0;!/home/u/.ssh:%llx@3;",
+		 (unsigned long long)RX, ~0ULL);
 	is_str(map(NS "ro-bind / /\nmask /home/u/.ssh\n", LL_PATHS_HOST),
-	       "1:t.policy:3:1: error: 'mask /home/u/.ssh' cannot be enforced "
-	       "by Landlock: 'ro-bind /' (t.policy:2) grants access there, "
-	       "and a Landlock rule cannot take rights away below a granted "
-	       "path",
-	       "host: a mask under a granted path is refused");
+	       want, "host: a mask under a granted path is an exclusion");
 	ok(!strncmp(map(NS "mask /home/u/.ssh\nro-bind /usr /usr\n",
-			LL_PATHS_HOST), "/usr:", 5),
-	   "host: a mask nothing grants is fine (no rule)");
-	is_str(map(NS "tmpfs /w\nro-bind /w/ro /w/ro\n", LL_PATHS_HOST),
-	       "1:t.policy:3:1: error: 'ro-bind /w/ro' cannot be enforced by "
-	       "Landlock: 'tmpfs /w' (t.policy:2) grants writes there, and a "
-	       "Landlock rule cannot take rights away below a granted path",
-	       "host: a read-only bind inside a writable one is refused");
+			LL_PATHS_HOST), "/usr:", 5) && !strchr(buf, '!'),
+	   "host: a mask nothing grants is nothing (no rule, no exclusion)");
+	snprintf(want, sizeof(want), "/w:%llx:3;/w/ro:%llx:0;!/w/ro:%llx@3;",
+		 (unsigned long long)RXW, (unsigned long long)RX,
+		 (unsigned long long)(LL_W | LL_FS_IOCTL_DEV));
+	is_str(map(NS "tmpfs /w\nro-bind /w/ro /w/ro\n", LL_PATHS_HOST), want,
+	       "host: a read-only bind inside a writable one excludes the "
+	       "writes below it");
 	ok(!strncmp(map(NS "ro-bind /w /w\nbind /w/rw /w/rw\n", LL_PATHS_HOST),
-		    "/w:", 3),
-	   "host: a writable bind inside a read-only one is fine");
-	is_str(map(NS "bind /w /w\nremount-ro /w/x\n", LL_PATHS_HOST),
-	       "1:t.policy:3:1: error: 'remount-ro /w/x' cannot be enforced by "
-	       "Landlock: 'bind /w' (t.policy:2) grants writes there, and a "
-	       "Landlock rule cannot take rights away below a granted path",
-	       "host: remount-ro under a writable bind is refused");
+		    "/w:", 3) && !strchr(buf, '!'),
+	   "host: a writable bind inside a read-only one needs none");
+	snprintf(want, sizeof(want), "/w:%llx:0;!/w/x:%llx@3;",
+		 (unsigned long long)RXW, (unsigned long long)LL_W);
+	is_str(map(NS "bind /w /w\nremount-ro /w/x\n", LL_PATHS_HOST), want,
+	       "host: remount-ro under a writable bind excludes the writes");
+	is_str(map(NS "bind /w /w\nprotect /w .git\n", LL_PATHS_HOST),
+	       "1:t.policy:3:1: error: 'protect /w' cannot be enforced by "
+	       "Landlock: 'bind /w' (t.policy:2) grants writes there, and "
+	       "without a mount namespace nothing takes them away below it",
+	       "host: protect under a writable bind is refused, positioned");
+	ok(!strncmp(map(NS "ro-bind /w /w\nprotect /w .git\n",
+			LL_PATHS_HOST), "/w:", 3),
+	   "host: protect where nothing is writable is moot: accepted");
 	is_str(map(NS "file /etc/hosts x\n", LL_PATHS_HOST),
 	       "1:t.policy:2:1: error: 'file /etc/hosts': without a mount "
 	       "namespace (Landlock-only) a file's content cannot be provided; "
