@@ -11,6 +11,9 @@
 #                        $DESTDIR$PREFIX (default /usr/local)
 #   ./build.sh uninstall [PREFIX]
 #                        remove exactly what install put there
+#   ./build.sh apparmor-profile [PREFIX]
+#                        print the AppArmor profile install writes where
+#                        the kernel restricts unprivileged user namespaces
 #   ./build.sh dist      build/dist/pysbx-VERSION-x86_64-linux.tar.gz, built
 #                        reproducibly (mtimes = SOURCE_DATE_EPOCH, default:
 #                        the last commit's time)
@@ -18,7 +21,8 @@
 #   ./build.sh clean-all remove build/ entirely
 #
 # Environment: V=1 shows full compiler command lines; JOBS=N sets make -j;
-# DESTDIR (install, uninstall) stages the files under another root;
+# DESTDIR (install, uninstall) stages the files under another root
+# (the AppArmor profile too: $DESTDIR/etc/apparmor.d);
 # SOURCE_DATE_EPOCH (dist) the timestamp of every file in the tarball.
 #
 # Exit status: 0 ok, 100 usage, 111 a prerequisite is missing or a step failed.
@@ -57,7 +61,7 @@ PACKAGES=(
 # the host's address.
 TEST_PACKAGES=(
 	python3-numpy python3-pandas python3-matplotlib python3-scipy git make
-	podman runc curl python3-pip iproute2
+	podman runc apparmor curl python3-pip iproute2
 )
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -66,7 +70,7 @@ say() { echo "build.sh: $*" >&2; }
 die() { echo "build.sh: fatal: $*" >&2; exit 111; }
 
 usage() {
-	echo "usage: ./build.sh [build|test|fuzz|install [PREFIX]|uninstall [PREFIX]|dist|clean|clean-all]" >&2
+	echo "usage: ./build.sh [build|test|fuzz|install [PREFIX]|uninstall [PREFIX]|apparmor-profile [PREFIX]|dist|clean|clean-all]" >&2
 	exit 100
 }
 
@@ -409,6 +413,86 @@ warn_untrusted() {
 	done
 }
 
+# --- AppArmor (Ubuntu 23.10 and later) -------------------------------------
+
+# Ubuntu lets an unconfined program create a user namespace but takes every
+# capability in it (kernel.apparmor_restrict_unprivileged_userns = 1), so
+# pysbx-mount's first mount fails. A profile with the `userns,` rule for
+# the installed programs lifts that for them only, as Ubuntu ships for
+# bwrap. Both pysbx (the front door probes whether namespaces work before
+# it picks the mode, and `pysbx check`) and pysbx-mount (which builds the
+# sandbox) need it; the steps after pysbx-mount and the target run under
+# no profile of ours, and every shipped policy denies them new namespaces.
+# PYSBX_APPARMOR_SYSCTL replaces the sysctl's path, for the tests only.
+AA_SYSCTL=${PYSBX_APPARMOR_SYSCTL:-/proc/sys/kernel/apparmor_restrict_unprivileged_userns}
+
+# The profile's name and file: the prefix's path with '.' for '/', as
+# AppArmor names profiles of paths (usr.local.bin.pysbx), so that two
+# installs (/usr/local, $HOME/.local) get one profile each.
+aa_name() { local p=${1#/}; echo "${p//\//.}.bin.pysbx"; }
+
+aa_profile() {
+	local prefix=$1 name
+	name=$(aa_name "$prefix")
+	cat <<-EOT
+	# $name: AppArmor profile written by pysbx's ./build.sh install.
+	# The kernel restricts unprivileged user namespaces here
+	# (kernel.apparmor_restrict_unprivileged_userns = 1): this lets
+	# $prefix/bin/pysbx and pysbx-mount create them with the capabilities
+	# a sandbox needs inside. Nothing else is confined or allowed.
+	# ./build.sh uninstall removes it (docs/TROUBLESHOOTING.md).
+	abi <abi/4.0>,
+	include <tunables/global>
+
+	profile $name $prefix/bin/{pysbx,pysbx-mount} flags=(unconfined) {
+	  userns,
+
+	  include if exists <local/$name>
+	}
+	EOT
+}
+
+# aa_install PREFIX: write the profile where /etc/apparmor.d exists and the
+# kernel restricts user namespaces; load it when this is the live system
+# (no DESTDIR) and we are root.
+aa_install() {
+	local prefix=$1 dir=${DESTDIR:-}/etc/apparmor.d f v
+	[[ -d $dir ]] || return 0
+	v=$(cat "$AA_SYSCTL" 2>/dev/null || true)
+	[[ $v == 1 ]] || return 0
+	# A glob character would widen the profile's attachment.
+	if [[ $prefix == *[][*?{}^,#]* ]]; then
+		say "warning: AppArmor restricts user namespaces here, but $prefix holds a character AppArmor reads as a pattern: no profile written (docs/TROUBLESHOOTING.md)"
+		return 0
+	fi
+	f=$dir/$(aa_name "$prefix")
+	if [[ ! -w $dir ]]; then
+		say "warning: AppArmor restricts user namespaces here and $dir is not writable: pysbx runs in Landlock-only mode where its policy permits it; for namespaces: sudo ./build.sh install $prefix, or see docs/TROUBLESHOOTING.md"
+		return 0
+	fi
+	aa_profile "$prefix" >"$f.tmp" && chmod 0644 "$f.tmp" && mv -f "$f.tmp" "$f" ||
+		die "unable to write $f"
+	say "wrote the AppArmor profile $f (user namespaces for $prefix/bin/pysbx and pysbx-mount)"
+	[[ -z ${DESTDIR:-} ]] || return 0
+	if [[ $(id -u) == 0 ]] && command -v apparmor_parser >/dev/null; then
+		apparmor_parser -r "$f" || die "apparmor_parser -r $f failed"
+		say "loaded it (apparmor_parser -r $f)"
+	else
+		say "load it with: sudo apparmor_parser -r $f"
+	fi
+}
+
+# aa_uninstall PREFIX: remove (and unload) the profile install wrote.
+aa_uninstall() {
+	local f
+	f=${DESTDIR:-}/etc/apparmor.d/$(aa_name "$1")
+	[[ -f $f ]] || return 0
+	if [[ -z ${DESTDIR:-} && $(id -u) == 0 ]] && command -v apparmor_parser >/dev/null; then
+		apparmor_parser -R "$f" >/dev/null 2>&1 || true
+	fi
+	rm -f "$f" || die "unable to remove $f"
+}
+
 do_install() {
 	local prefix=${1:-/usr/local}
 	check_prefix "$prefix"
@@ -416,6 +500,7 @@ do_install() {
 	run_make bins || die "make failed"
 	run_make install PREFIX="$prefix" DESTDIR="${DESTDIR:-}" ||
 		die "make install failed"
+	aa_install "$prefix"
 	warn_untrusted "${DESTDIR:-}$prefix/bin"
 	say "installed under ${DESTDIR:-}$prefix (remove with ./build.sh uninstall $prefix)"
 }
@@ -425,6 +510,7 @@ do_uninstall() {
 	check_prefix "$prefix"
 	run_make uninstall PREFIX="$prefix" DESTDIR="${DESTDIR:-}" ||
 		die "make uninstall failed"
+	aa_uninstall "$prefix"
 }
 
 version() {
@@ -482,7 +568,7 @@ do_dist() {
 
 cmd=${1:-build}
 case $cmd in
-install | uninstall) [[ $# -le 2 ]] || usage ;;
+install | uninstall | apparmor-profile) [[ $# -le 2 ]] || usage ;;
 *) [[ $# -le 1 ]] || usage ;;
 esac
 case $cmd in
@@ -507,6 +593,10 @@ install)
 	;;
 uninstall)
 	do_uninstall "${2:-}"
+	;;
+apparmor-profile)
+	[[ ${2:-/usr/local} == /* ]] || usage
+	aa_profile "${2:-/usr/local}"
 	;;
 dist)
 	do_dist

@@ -843,8 +843,62 @@ __MUTATIONS__
 @@ invariant: LANDLOCK.md: pysbx run runs pysbx-landlock when the policy says landlock yes
 @@ file: pkg/guard/resolve.c
 @@ tests: integration/landlock
--	if (guard_landlock_if_asked && !p.landlock)
-+	if (guard_landlock_if_asked)
+-	if (guard_landlock_if_asked && !p.landlock &&
++	if (guard_landlock_if_asked &&
+
+@@ name: llmode-deny-runs-landlock-only
+@@ invariant: SECURITY Landlock-only mode: a policy that does not permit it (landlock-only deny) never runs without pysbx-mount: it fails closed with the hint
+@@ file: pkg/guard/mode.c
+@@ tests: security/landlock_only
+-	if (p->ll_only == LL_ONLY_DENY)
+-		return 0;
++	if (p->ll_only == LL_ONLY_DENY && 0)
++		return 0;
+
+@@ name: llmode-silent-downgrade
+@@ invariant: SECURITY Landlock-only mode: never a silent downgrade: the mode is said on stderr
+@@ file: pkg/guard/mode.c
+@@ tests: security/landlock_only
+-	fprintf(stderr, "%s: Landlock-only mode: %s; host paths under "
+-		"Landlock, no namespaces (docs/SECURITY.md)\n", d->prog, why);
++	(void)why;
+
+@@ name: llmode-unix-sockets-allowed
+@@ invariant: SECURITY Landlock-only mode: AF_UNIX sockets but an anonymous pair are refused (no mount hides host daemons' sockets)
+@@ file: pkg/guard/mode.c
+@@ tests: security/landlock_only
+-	if (asprintf(&o->wrap, "include %s\nseccomp deny @unix-sockets\n%s",
++	if (asprintf(&o->wrap, "include %s\n%s",
+
+@@ name: llmode-nested-userns-allowed
+@@ invariant: SECURITY Landlock-only mode: nested-userns deny holds without a user namespace (seccomp @namespaces)
+@@ file: pkg/guard/mode.c
+@@ tests: security/landlock_only
+-		     "seccomp deny @namespaces\n") < 0 ||
++		     "") < 0 ||
+
+@@ name: llmode-protect-dropped-silently
+@@ invariant: SECURITY Landlock-only mode: agent-shell's protected names are never lost silently: a warning per protect line
+@@ file: pkg/guard/mode.c
+@@ tests: security/landlock_only
+-		diag_warn(d, "Landlock-only mode: 'protect %s' (%s:%u) is not "
++		if (0) diag_warn(d, "Landlock-only mode: 'protect %s' (%s:%u) is not "
+
+@@ name: llmode-no-tree-kill
+@@ invariant: DESIGN 7 in Landlock-only mode: without a pid namespace the guard's tree kill takes every process of the run
+@@ file: pkg/guard/supervise.c
+@@ tests: security/landlock_only
+-	if (!s.childless)
+-		kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
++	if (0)
++		kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
+
+@@ name: llmode-host-paths-unchecked
+@@ invariant: SECURITY Landlock-only mode: a policy whose paths are not the host's fails before anything runs, with its positions
+@@ file: pkg/guard/mode.c
+@@ tests: security/landlock_only
+-	if (ll_from_plan(p, LL_PATHS_HOST, rs, e) < 0) {
++	if (0) {
 
 @@ name: proxy-dns-any-id
 @@ invariant: SECURITY (network): the proxy's resolver takes only answers to its own queries (random id, same question): a forged datagram is ignored

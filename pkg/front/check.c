@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,7 +58,8 @@ static const struct feature features[] = {
 	{ "mount-api", probe_mount_api, F_REQUIRED | F_USERNS, NULL },
 	{ "close-range", probe_close_range, 0,
 	  "pysbx-exec falls back to close(2)" },
-	{ "landlock", probe_landlock, 0, "not used by the shipped policies" },
+	{ "landlock", probe_landlock, 0,
+	  "for Landlock-only mode and 'landlock yes'" },
 	{ "cgroup2", probe_cgroup2, 0,
 	  "info only: for aggregate memory and pids limits" },
 };
@@ -187,20 +189,52 @@ static void print_json(const struct feature *f, const struct probe_out *o)
 	       f->flags & F_REQUIRED ? "true" : "false", esc);
 }
 
+/* One line per shipped policy: the mode pysbx run picks here, and why.
+ * Returns how many would not run. */
+static int print_modes(int json, int width, int *nll)
+{
+	struct check_mode m;
+	char esc[2 * sizeof(m.reason) + 8];
+	int refused = 0;
+
+	*nll = 0;
+	for (size_t i = 0; i < check_npolicies(); i++) {
+		check_policy_mode(i, &m);
+		refused += !strcmp(m.mode, "refused");
+		*nll += !strcmp(m.mode, "landlock-only");
+		if (json) {
+			diag_json_escape(esc, sizeof(esc), m.reason);
+			printf("{\"policy\":\"%s\",\"mode\":\"%s\","
+			       "\"reason\":\"%s\"}\n", m.policy, m.mode, esc);
+		} else {
+			printf("%-8s%-*s %s: %s\n", "policy", width,
+			       m.policy, m.mode, m.reason);
+		}
+	}
+	return refused;
+}
+
 /* The last line: the verdict and the missing features by name. */
 static void print_summary(int json, const char *req, int nreq, const char *opt,
-			  int nopt)
+			  int nopt, int nll, int userns)
 {
 	if (json) {
+		long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+				   1U /* LANDLOCK_CREATE_RULESET_VERSION */);
+
 		printf("{\"summary\":\"%s\",\"missing_required\":%d,"
-		       "\"missing_optional\":%d}\n",
-		       nreq ? "missing" : "ok", nreq, nopt);
+		       "\"missing_optional\":%d,\"landlock_abi\":%ld,"
+		       "\"namespaces\":%s,\"landlock_only\":%d}\n",
+		       nreq ? "missing" : "ok", nreq, nopt, abi > 0 ? abi : 0,
+		       userns ? "true" : "false", nll);
 	} else if (nreq) {
 		printf("pysbx check: %d feature%s the shipped policies need "
-		       "%s missing (%s): pysbx run will fail; apply the fixes "
-		       "above (docs/TROUBLESHOOTING.md)\n",
+		       "%s missing (%s): a policy that needs namespaces will "
+		       "not run%s; apply the fixes above "
+		       "(docs/TROUBLESHOOTING.md)\n",
 		       nreq, nreq == 1 ? "" : "s", nreq == 1 ? "is" : "are",
-		       req);
+		       req, nll ? " (the 'policy' lines say which run in "
+		       "Landlock-only mode)" : "");
 	} else {
 		printf("pysbx check: ok: everything the shipped policies need "
 		       "works");
@@ -220,7 +254,7 @@ static void add_name(char *list, size_t len, const char *name)
 static int check_run(int json)
 {
 	char req[512] = "", opt[512] = "";
-	int width = 0, userns_ok = 1, nreq = 0, nopt = 0;
+	int width = 0, userns_ok = 1, nreq = 0, nopt = 0, nll;
 	struct probe_out o;
 
 	for (size_t i = 0; i < NFEATURES; i++)
@@ -249,7 +283,8 @@ static int check_run(int json)
 		else
 			print_text(f, &o, width + 1);
 	}
-	print_summary(json, req, nreq, opt, nopt);
+	print_modes(json, width + 1, &nll);
+	print_summary(json, req, nreq, opt, nopt, nll, userns_ok);
 	fflush(stdout);
 	return nreq ? EXIT_SYSCALL : 0;
 }

@@ -51,6 +51,18 @@ int probe_ns_net(struct probe_out *o);
 int probe_ns_cgroup(struct probe_out *o);
 int probe_proc(struct probe_out *o);
 
+/* The mode pysbx run would pick for a shipped policy here (check_mode.c):
+ * mode "namespaces", "landlock-only" or "refused", and why. */
+struct check_mode {
+	char policy[32];
+	char mode[16];
+	char reason[720];
+};
+/* How many shipped policies there are; the i-th's mode into m (judged
+ * in a child). 0 or a positive number (m->reason says what failed). */
+size_t check_npolicies(void);
+int check_policy_mode(size_t i, struct check_mode *m);
+
 /* The probes (check_kernel.c). */
 int probe_seccomp(struct probe_out *o);
 int probe_seccomp_kill_process(struct probe_out *o);

@@ -193,22 +193,41 @@ struct run_result {
 	uint64_t wall_ms, user_ms, sys_ms;
 	long max_rss_kb;
 	char scratch_error[512]; /* JSON-escaped; empty: removed or none */
+	const char *mode;	/* "namespaces", "landlock-only"; NULL:
+				 * no pysbx-mount chain (no "mode" key) */
 };
 
 /* A result with nothing in it (as zeroed), its buffers left untouched. */
 void run_result_init(struct run_result *r);
 
-/* {"event":"started","pid":N}; fd < 0: nothing. One write(2). */
+/* {"event":"started","pid":N[,"mode":..]}; fd < 0: nothing. One
+ * write(2). */
 int status_started(int fd, long pid);
 /* {"event":"exit","stage":..,"error":..,"errno":..,"code":..,
  *  "signal":..,"timeout":..,"wall_ms":..,"user_ms":..,"sys_ms":..,
- *  "max_rss_kb":..[,"scratch_error":..]}; fd < 0: nothing. */
+ *  "max_rss_kb":..[,"scratch_error":..][,"mode":..]}; fd < 0: nothing. */
 int status_exit(int fd, const struct run_result *r);
+/* The mode the guard chose ("namespaces", "landlock-only"), added to
+ * the started record as "mode"; NULL (the default): no such key. */
+void status_set_mode(const char *mode);
 /* The exit record of a failure of the guard itself (stage "clean"),
  * built from d as diag_exit prints it. */
 int status_fail(int fd, const struct diag *d);
 
 /* --- resolve.c ------------------------------------------------------- */
+
+/* What the probe of mode.c tries beyond user and mount namespaces. */
+struct ns_needs {
+	bool hostname;		/* sethostname in a new UTS namespace */
+	bool proc;		/* a fresh procfs in a new pid namespace */
+};
+
+/* How the sandbox is built (mode.c). */
+enum run_mode {
+	MODE_NONE,		/* the guard runs no pysbx-mount chain */
+	MODE_NAMESPACES,	/* pysbx-mount builds it */
+	MODE_LANDLOCK_ONLY,	/* no pysbx-mount: host paths, Landlock */
+};
 
 struct guard_opts {
 	/* from the command line */
@@ -227,7 +246,60 @@ struct guard_opts {
 	/* from the plan: the syscalls it kills or traps on, for the line
 	 * that explains a SIGSYS (empty: none; "..." when cut) */
 	char killers[192];
+	/* from the plan and the kernel (mode.c) */
+	enum run_mode mode;
+	char mode_why[200];	/* Landlock-only: why */
+	char *wrap;		/* Landlock-only: the policy text parsed */
+	char *wrap_name;	/* and its name, in the policy's directory */
+	enum ll_only ll_only;	/* the policy's landlock-only */
+	struct ns_needs needs;
 };
+
+/* --- mode.c ---------------------------------------------------------- */
+
+/* Whether the namespaces and mounts p needs work for this process: in a
+ * forked child that is thrown away, the first steps pysbx-mount takes
+ * (unshare user and mount namespaces, uid/gid maps, make / private, a
+ * tmpfs; sethostname when p sets a hostname; a fresh procfs in a new pid
+ * namespace when p mounts one). r->ok, or the step that failed and its
+ * errno. 0, or -1 when the probe itself could not run (r->step, r->err
+ * say what). */
+struct mode_probe {
+	bool ok;
+	const char *step;	/* static */
+	int err;
+};
+int mode_ns_probe(const struct ns_needs *n, struct mode_probe *r);
+/* What of the namespaces a plan needs the probe tries. */
+void mode_needs(const struct plan *p, struct ns_needs *n);
+
+/* "namespaces", "landlock-only", "none". */
+const char *mode_name(enum run_mode m);
+
+/* Pick the mode for the plan p of the first parse, when the first step
+ * is pysbx-mount: namespaces, unless the policy says `landlock-only
+ * always`, or `allow` and mode_ns_probe finds namespaces refused. For
+ * Landlock-only: c->next becomes the chain without pysbx-mount, with
+ * `pysbx-landlock --paths host` before pysbx-seccomp, and o->wrap the
+ * policy text to parse instead of c->policy (the policy, plus seccomp
+ * rules for what the mount namespace hid). Sets o->mode and
+ * o->mode_why. 0 or -1 with d set. */
+int guard_mode(struct diag *d, struct chain *c, struct guard_opts *o,
+	       const struct plan *p);
+
+/* In Landlock-only mode, after the final parse: drop what needs
+ * pysbx-mount and the policy accepted losing (protect, with a warning
+ * each), and check that every rule has a host path. 0, or -1 with d set
+ * (100: the policy cannot run Landlock-only, and why). */
+int guard_mode_plan(struct diag *d, struct guard_opts *o, const char *policy,
+		    struct plan *p);
+
+struct run_result;
+/* After a run in namespace mode that pysbx-mount ended (111), for a
+ * policy that does not permit Landlock-only mode: if namespaces are
+ * refused here (mode_ns_probe), one hint line names the two routes. */
+void guard_mode_hint(const struct diag *d, const struct guard_opts *o,
+		     const char *policy, const struct run_result *r);
 
 /* --- explain.c ------------------------------------------------------- */
 

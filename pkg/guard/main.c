@@ -140,6 +140,11 @@ int guard_main(int argc, char **argv)
 	}
 	if (guard_resolve(&d, &c, &o, &s) < 0)
 		goto fail;
+	if (o.mode != MODE_NONE) {
+		res.mode = mode_name(o.mode);
+		status_set_mode(res.mode);
+	}
+
 	/* Standalone, the target learns its scratch dir from the
 	 * environment; in the chain the policy says where it goes. */
 	if (s.mode != SCRATCH_NONE && !o.chain &&
@@ -152,6 +157,7 @@ int guard_main(int argc, char **argv)
 		goto fail;
 	free(env);
 	guard_explain_end(&d, &o, &res);
+	guard_mode_hint(&d, &o, c.policy, &res);
 	if (scratch_remove(&d, &s) < 0)
 		scratch_left(&d, &res);
 	status_exit(o.status_fd, &res);

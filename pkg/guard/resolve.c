@@ -24,12 +24,50 @@ static void next_kind(struct guard_opts *o, const char *argv0)
 		 o->chain ? b + strlen("pysbx-") : "target");
 }
 
+/* The policy, or in Landlock-only mode the text that includes it
+ * (guard_mode): its files were read and checked by the first parse. */
+static int wrap_or_file(struct plan *p, struct chain *c,
+			const struct guard_opts *o, unsigned flags,
+			struct perr *e)
+{
+	if (o->wrap)
+		return policy_parse_buf(p, o->wrap_name, o->wrap,
+					strlen(o->wrap), &c->vars, flags, e);
+	return policy_parse_file(p, c->policy, &c->vars, flags, e);
+}
+
+/* The first parse again, from the Landlock-only text. */
+static int parse_wrapped(struct diag *d, struct chain *c,
+			 const struct guard_opts *o, struct plan *p)
+{
+	struct perr *e = malloc(sizeof(*e));
+	int r = 0;
+
+	if (!e)
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to allocate the plan");
+	plan_free(p);
+	if (plan_init(p) < 0) {
+		free(e);
+		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				 "unable to allocate the plan");
+	}
+	if (wrap_or_file(p, c, o, PARSE_NO_SCRATCH, e) < 0) {
+		perr_print(e, d->prog, o->wrap_name);
+		r = diag_fail(d, EXIT_USAGE, 0, "invalid policy %s in "
+			      "Landlock-only mode", c->policy);
+	}
+	free(e);
+	return r;
+}
+
 /* Parse the policy again with SCRATCH defined. The diagnostics (10 KiB)
  * live on the heap: on the stack they would push this second parse,
  * the deepest the guard ever goes, a few pages further down, and every
  * page it touches stays resident while the sandbox runs. */
 static int parse_with_scratch(struct diag *d, struct chain *c,
-			      struct plan *p, const char *path)
+			      const struct guard_opts *o, struct plan *p,
+			      const char *path)
 {
 	struct perr *e;
 	int r = 0;
@@ -40,7 +78,7 @@ static int parse_with_scratch(struct diag *d, struct chain *c,
 	if (!e)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to allocate the plan");
-	if (policy_parse_file(p, c->policy, &c->vars, 0, e) < 0) {
+	if (wrap_or_file(p, c, o, 0, e) < 0) {
 		perr_print(e, d->prog, c->policy);
 		r = diag_fail(d, EXIT_USAGE, 0,
 			      "invalid policy %s (with SCRATCH=%s)", c->policy,
@@ -69,7 +107,7 @@ static int make_scratch(struct diag *d, struct chain *c, struct plan *p,
 		if (plan_init(p) < 0)
 			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 					 "unable to allocate the plan");
-		if (parse_with_scratch(d, c, p, s->path) < 0)
+		if (parse_with_scratch(d, c, o, p, s->path) < 0)
 			return -1;
 	}
 	if (o->scratch_parent) {
@@ -105,8 +143,16 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	}
 	if (chain_load_plan(d, c, &p, PARSE_NO_SCRATCH) < 0)
 		return -1;
+	if (guard_mode(d, c, o, &p) < 0)
+		goto out;
+	if (o->wrap) {
+		next_kind(o, c->next[0]);
+		if (parse_wrapped(d, c, o, &p) < 0)
+			goto out;
+	}
 	guard_note_killers(o, &p);
-	if (guard_landlock_if_asked && !p.landlock)
+	if (guard_landlock_if_asked && !p.landlock &&
+	    o->mode != MODE_LANDLOCK_ONLY)
 		chain_drop_step(c->next, "pysbx-landlock");
 	if (o->scratch_parent || p.scratch == SCRATCH_CREATE) {
 		if (make_scratch(d, c, &p, o, s) < 0)
@@ -124,8 +170,11 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	o->kill_after_ms = p.kill_after_ms;
 	o->die_with_parent = p.die_with_parent = o->die_with_parent ||
 						  p.die_with_parent;
+	if (guard_mode_plan(d, o, c->policy, &p) < 0)
+		goto out;
 	/* The proxy's listener is made in pysbx-mount's network namespace:
-	 * without that step there is nothing to listen in. */
+	 * without that step (Landlock-only mode included) there is nothing
+	 * to listen in, and no network namespace to keep the sandbox in. */
 	o->proxy = p.net_proxy;
 	if (o->proxy && !o->wait_started) {
 		diag_fail(d, EXIT_USAGE, 0,

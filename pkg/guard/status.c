@@ -196,13 +196,24 @@ static int write_line(int fd, const char *line, int n)
 	return w == n ? 0 : -1;
 }
 
+/* The mode of this run for the started record (status_set_mode). */
+static const char *run_mode;
+
+void status_set_mode(const char *mode)
+{
+	run_mode = mode;
+}
+
 int status_started(int fd, long pid)
 {
-	char line[96];
+	char line[128], mode[48] = "";
 
+	if (run_mode)
+		snprintf(mode, sizeof(mode), ",\"mode\":\"%s\"", run_mode);
 	return write_line(fd, line,
 			  snprintf(line, sizeof(line),
-				   "{\"event\":\"started\",\"pid\":%ld}\n", pid));
+				   "{\"event\":\"started\",\"pid\":%ld%s}\n", pid,
+				   mode));
 }
 
 void run_result_init(struct run_result *r)
@@ -212,6 +223,7 @@ void run_result_init(struct run_result *r)
 	r->timeout = false;
 	r->wall_ms = r->user_ms = r->sys_ms = 0;
 	r->max_rss_kb = 0;
+	r->mode = NULL;
 }
 
 static void json_or_null(char *dst, size_t len, const char *escaped)
@@ -230,6 +242,9 @@ static int exit_line(int fd, const struct run_result *r)
 	if (r->scratch_error[0])
 		snprintf(extra, sizeof(extra), ",\"scratch_error\":\"%s\"",
 			 r->scratch_error);
+	if (r->mode)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 ",\"mode\":\"%s\"", r->mode);
 	return write_line(
 		fd, line,
 		snprintf(line, sizeof(line),

@@ -26,9 +26,12 @@ pid_t proc_apply(struct diag *d, const struct plan *p,
 	if (proc_deathsig(d, p->die_signal, o->parent) < 0)
 		return -1;
 	/* pysbx-mount empties every set only when it makes a user
-	 * namespace; a plan without `unshare` gets none, and the
+	 * namespace; a plan without `unshare` gets none, nor does a
+	 * Landlock-only run (the guard seals such a plan with
+	 * `landlock-only always`: no pysbx-mount before us), and the
 	 * capabilities are then ours to check and drop, as standalone. */
-	drop = proc_caps_check(d, o->chain && (p->ns & NS_USER),
+	drop = proc_caps_check(d, o->chain && (p->ns & NS_USER) &&
+			       p->ll_only != LL_ONLY_ALWAYS,
 			       have_st ? &st : NULL);
 	if (drop < 0)
 		return -1;

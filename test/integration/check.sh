@@ -50,7 +50,9 @@ same "pysbx check exits 0 on this machine" 0 "$rc"
 [[ $rc == 0 ]] || sed 's/^/# /' "$T/out"
 same "pysbx check writes nothing to stderr" "" "$(cat "$T/err")"
 
-names=$(sed '$d' "$T/out" | awk '{ print $2 }')
+# The feature lines: neither the policy lines nor the verdict.
+features() { grep -v '^policy ' "$1" | sed '$d'; }
+names=$(features "$T/out" | awk '{ print $2 }')
 same "one line per feature, in order, then the summary" \
 	"$(echo $ALL | tr ' ' '\n')" "$names"
 
@@ -62,12 +64,20 @@ same "every required feature says ok" "" "$bad"
 
 # Aligned: the status column is 8 wide, the name column as wide as the
 # longest name (seccomp-kill-process) plus 2, then the detail.
-misaligned=$(sed '$d' "$T/out" |
+misaligned=$(features "$T/out" |
 	grep -vcE '^(ok      |missing )[a-z0-9-]+ +[^ ]' )
-cols=$(sed '$d' "$T/out" |
+cols=$(features "$T/out" |
 	awk 'match($0, /^[a-z]+ +[a-z0-9-]+ +/) { print RLENGTH + 1 }' | sort -u)
 same "every feature line is 'ok|missing NAME detail'" 0 "$misaligned"
 same "the detail column is aligned on every line" 31 "$cols"
+
+POLICIES="agent-shell ci minimal python read-only workspace-write"
+want=""
+for p in $POLICIES; do
+	want+=$(printf '%-8s%-21s %s' policy "$p" "namespaces: the namespaces and mounts it needs work here")$'\n'
+done
+same "then one line per shipped policy: the mode pysbx run picks here (namespaces), aligned" \
+	"${want%$'\n'}" "$(grep '^policy ' "$T/out")"
 
 same "the last line is the verdict" \
 	"pysbx check: ok: everything the shipped policies need works" \
@@ -79,15 +89,18 @@ says "user-ns names the maps and the mount it proved" user-ns \
 says "proc says the fresh procfs shows the new pid namespace" proc \
 	'\(/proc/self is 1\)$' "$T/out"
 says "landlock reports its ABI version or why it is missing" landlock \
-	'^(ok +landlock +Landlock ABI version [0-9]+|missing +landlock .*\(optional: not used by the shipped policies\))$' \
+	'^(ok +landlock +Landlock ABI version [0-9]+|missing +landlock .*\(optional: for Landlock-only mode and .landlock yes.\))$' \
 	"$T/out"
 
 # --json: wired only when cmd/pysbx/main.c passes the arguments on.
 "$PYSBX" check --json >"$T/json" 2>&1
 if head -n 1 "$T/json" | grep -q '^{'; then
-	same "--json prints one object per feature and a summary" \
-		"$(echo $ALL | wc -w) 1" \
-		"$(grep -c '^{"feature":"' "$T/json") $(grep -c '^{"summary":"ok"' "$T/json")"
+	same "--json prints one object per feature, per shipped policy and a summary" \
+		"$(echo $ALL | wc -w) 6 1" \
+		"$(grep -c '^{"feature":"' "$T/json") $(grep -c '^{"policy":"[a-z-]*","mode":"namespaces","reason":"' "$T/json") $(grep -c '^{"summary":"ok"' "$T/json")"
+	same "--json: the summary's keys (docs/TROUBLESHOOTING.md)" \
+		'{"summary":"ok","missing_required":0,"missing_optional":N,"landlock_abi":N,"namespaces":true,"landlock_only":0}' \
+		"$(tail -n 1 "$T/json" | sed 's/:[1-9][0-9]*,/:N,/g')"
 	"$PYSBX" check --bogus >/dev/null 2>"$T/err"
 	same "an unknown argument is a usage error (100)" 100 "$?"
 else
@@ -116,10 +129,17 @@ if [[ -x $BIN/pysbx-seccomp ]]; then
 	says "under a filter denying unshare: seccomp itself still works" \
 		seccomp '^ok +seccomp +.*stacked on the filter' "$T/out"
 	same "under a filter denying unshare: the verdict names what is missing" \
-		"pysbx check: 8 features the shipped policies need are missing (user-ns, mount-ns, pid-ns, ipc-ns, uts-ns, net-ns, proc, mount-api): pysbx run will fail; apply the fixes above (docs/TROUBLESHOOTING.md)" \
+		"pysbx check: 8 features the shipped policies need are missing (user-ns, mount-ns, pid-ns, ipc-ns, uts-ns, net-ns, proc, mount-api): a policy that needs namespaces will not run (the 'policy' lines say which run in Landlock-only mode); apply the fixes above (docs/TROUBLESHOOTING.md)" \
 		"$(tail -n 1 "$T/out")"
+	same "under a filter denying unshare: workspace-write and read-only run Landlock-only, the others are refused" \
+		"agent-shell refused ci refused minimal refused python refused read-only landlock-only workspace-write landlock-only" \
+		"$(grep '^policy ' "$T/out" | awk '{ print $2, $3 }' | tr -d : | tr '\n' ' ' | sed 's/ $//')"
+	check "and says why: the refused step, the policy's line, the ABI" \
+		grep -qE "^policy +workspace-write +landlock-only: namespaces are refused here \(unshare\(CLONE_NEWUSER\|CLONE_NEWNS\): Operation not permitted\) and 'landlock-only allow' \(.*/workspace-write.policy:[0-9]+\): host paths under Landlock ABI [0-9]+$" "$T/out"
+	check "or that the policy does not permit it" \
+		grep -qE "^policy +python +refused: namespaces are refused here \(unshare\(CLONE_NEWUSER\|CLONE_NEWNS\): Operation not permitted\) and the policy does not permit Landlock-only mode$" "$T/out"
 else
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7 8 9; do
 		skip "seccomp refusal: $BIN/pysbx-seccomp is not built"
 	done
 fi
@@ -155,7 +175,7 @@ if [[ -n $BWRAP ]] && "$BWRAP" --unshare-user --ro-bind / / true 2>/dev/null; th
 		'fix: run the container with /proc unmasked \(docker: --security-opt systempaths=unconfined; podman: --security-opt unmask=ALL' \
 		"$T/out"
 else
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7 8 9; do
 		skip "bwrap is not installed or cannot create a user namespace"
 	done
 fi

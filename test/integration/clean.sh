@@ -446,7 +446,7 @@ EOF2
 rc=$?
 check "chain: the step's exit code (the target's, 11) is the guard's" test $rc = 11
 check "chain: started carries pid 1's pid from the mount step's record" \
-	record_is "$T/st" 'r[0]' "{'event': 'started', 'pid': 4242}"
+	record_is "$T/st" 'r[0]' "{'event': 'started', 'pid': 4242, 'mode': 'namespaces'}"
 check "chain: the exit record is the target's" \
 	record_is "$T/st" '(ex["stage"], ex["code"], ex["signal"], ex["error"])' "('target', 11, 0, None)"
 check "chain: the sealed plan holds the created \${SCRATCH} and the timeout" \
