@@ -109,13 +109,27 @@ $(B)/fuzz/gen/syscalls_x86_64.h: Makefile
 $(B)/obj/pkg/seccomp/names.o: $(B)/gen/syscalls_x86_64.h
 $(B)/fuzz/obj/pkg/seccomp/names.o: $(B)/fuzz/gen/syscalls_x86_64.h
 
+# The session worker's code, compiled once here instead of at every start
+# of a sandbox (pkg/session/sandbox.c). Unchecked-hash: the file holds the
+# source's hash, no time or path, so two builds give the same bytes; the
+# worker compares that hash with the source it is given.
+WORKER_PYC := $(B)/policies/session_worker.pyc
+$(WORKER_PYC): policies/session_worker.py
+	$(call msg,PYC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)PYTHONHASHSEED=0 python3 -I -c 'import py_compile as c, sys; \
+		c.compile(sys.argv[1], sys.argv[2], "session_worker.py", True, \
+		invalidation_mode=c.PycInvalidationMode.UNCHECKED_HASH)' \
+		$< $@.tmp
+	$(Q)chmod 0644 $@.tmp && mv -f $@.tmp $@
+
 # --- targets ----------------------------------------------------------------
 
 .PHONY: all bins tests probes fuzz clean
 .DEFAULT_GOAL := all
 
 all: bins tests probes
-bins: $(BINS)
+bins: $(BINS) $(WORKER_PYC)
 tests: $(UNIT_BINS)
 probes: $(PROBE_BINS)
 
@@ -200,18 +214,19 @@ BINDIR := $(PREFIX)/bin
 POLICYDIR := $(PREFIX)/share/pysbx/policies
 MANDIR := $(PREFIX)/share/man
 POLICY_FILES := $(sort $(wildcard policies/*))
+INSTALLED_PYC := $(POLICYDIR)/session_worker.pyc
 MAN1 := $(sort $(wildcard docs/man/*.1))
 MAN5 := $(sort $(wildcard docs/man/*.5))
 INSTALLED := $(PROGRAMS:%=$(BINDIR)/%) \
-	$(POLICY_FILES:policies/%=$(POLICYDIR)/%) \
+	$(POLICY_FILES:policies/%=$(POLICYDIR)/%) $(INSTALLED_PYC) \
 	$(MAN1:docs/man/%=$(MANDIR)/man1/%) $(MAN5:docs/man/%=$(MANDIR)/man5/%)
 
 .PHONY: install uninstall
-install: $(BINS)
+install: $(BINS) $(WORKER_PYC)
 	install -d -m 0755 $(DESTDIR)$(BINDIR) $(DESTDIR)$(POLICYDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
-	install -m 0644 $(POLICY_FILES) $(DESTDIR)$(POLICYDIR)/
+	install -m 0644 $(POLICY_FILES) $(WORKER_PYC) $(DESTDIR)$(POLICYDIR)/
 	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(MAN5),install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
 
@@ -222,7 +237,8 @@ uninstall:
 # --- housekeeping -----------------------------------------------------------
 
 clean:
-	rm -rf $(B)/obj $(B)/bin $(B)/test $(B)/fuzz $(B)/gen $(LIB)
+	rm -rf $(B)/obj $(B)/bin $(B)/test $(B)/fuzz $(B)/gen $(B)/policies \
+		$(LIB)
 
 # Objects must not be deleted as intermediates of the pattern rules.
 .SECONDARY:

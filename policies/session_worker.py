@@ -1,8 +1,10 @@
 # pysbx session worker: the persistent interpreter inside the sandbox.
 #
-# Run by `pysbx session` as  python3 -I -S -B -u -X utf8 -c SOURCE  (this
-# file is SOURCE: it needs no mount of its own) under the session's policy,
-# which must keep fd 3 (keep-fd ${SESSION_FD}). Standard library only.
+# Run by `pysbx session` as  python3 -I -S -B -u -X utf8 -c BOOT  under the
+# session's policy, which must keep fd 3 (keep-fd ${SESSION_FD}): BOOT reads
+# this file's build-time compiled code and its source from fd 3 and runs
+# the code if it matches the source, else the source (docs/SESSION.md). It
+# needs no mount of its own. Standard library only.
 #
 # fd 3 is a stream socket to the host: frames both ways, each a netstring
 # whose payload is netstrings, alternately key and value (docs/SESSION.md).

@@ -81,6 +81,7 @@ chmod 0755 "$WORK"
 mkdir -p "$WORK/build/test" "$WORK/derived" "$WORK/scripts" "$WORK/ws" "$WORK/home" "$WORK/results"
 cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
 cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
+[[ -d build/policies ]] && cp -R --preserve=mode,timestamps build/policies "$WORK/build/policies"
 cp -R --preserve=mode,timestamps policies "$WORK/policies"
 cp -R --preserve=mode,timestamps scripts/bench "$WORK/scripts/bench"
 # The no-net and host variants of python.policy, made from it now.

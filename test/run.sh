@@ -212,6 +212,27 @@ take_uid() {
 	return 1
 }
 
+# delegate_cgroup UID: a new cgroup v2 for UID below the root of the
+# cgroup v2 mount, path on stdout (nothing when there is none).
+delegate_cgroup() {
+	local mnt cg
+	mnt=$(findmnt -n -t cgroup2 -o TARGET 2>/dev/null | head -1)
+	[[ -n $mnt && -w $mnt/cgroup.procs ]] || return 0
+	cg=$mnt/pysbx-test-$1-$$
+	mkdir "$cg" 2>/dev/null || return 0
+	chown "$1:$1" "$cg" "$cg/cgroup.procs" "$cg/cgroup.threads" \
+		"$cg/cgroup.subtree_control" || { rmdir "$cg"; return 0; }
+	echo "$cg"
+}
+# undelegate_cgroup CG: remove CG and what the tests left below it.
+undelegate_cgroup() {
+	local d
+	find "$1" -mindepth 1 -depth -type d 2>/dev/null | while read -r d; do
+		rmdir "$d" 2>/dev/null
+	done
+	rmdir "$1" 2>/dev/null
+}
+
 pkg_scripts=()
 for src in test/packaging/*.sh; do
 	[[ -e $src ]] || continue
@@ -237,6 +258,7 @@ if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	# the fixtures stay symlinks (cp -R does not follow them).
 	[[ -d build/bin ]] && cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
 	[[ -d build/test/probe ]] && cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
+	[[ -d build/policies ]] && cp -R --preserve=mode,timestamps build/policies "$WORK/build/policies"
 	cp -R --preserve=mode,timestamps test "$WORK/test"
 	# The docs, for the tests that run their examples as printed.
 	cp --preserve=mode,timestamps README.md "$WORK/README.md"
@@ -297,6 +319,21 @@ for src in "${scripts[@]}"; do
 			run_tap "${name}_root" "$TREE" \
 				env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
 				PYSBX_TEST_UID="$TEST_UID" "${vars[@]}" bash "$TREE/$src"
+		fi
+		# A script marked cgroup runs once more as NAME_cgroup, inside
+		# a cgroup v2 delegated to the test uid as systemd delegates
+		# one (the directory and its cgroup.procs, cgroup.threads and
+		# cgroup.subtree_control the uid's), with PYSBX_CGROUP its
+		# path; empty where there is no cgroup v2 to delegate.
+		if grep -q '^# pysbx-test: cgroup' "$TREE/$src"; then
+			cg=$(delegate_cgroup "$TEST_UID")
+			run_tap "${name}_cgroup" "$TREE" \
+				bash -c '[[ -z $0 ]] || echo $$ >"$0/cgroup.procs" || exit 111; exec "$@"' "$cg" \
+				setpriv --reuid="$TEST_UID" --regid="$TEST_UID" \
+				--clear-groups --inh-caps=-all \
+				env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
+				PYSBX_CGROUP="$cg" "${vars[@]}" bash "$TREE/$src"
+			[[ -n $cg ]] && undelegate_cgroup "$cg"
 		fi
 	else
 		run_tap "$name" "$TREE" env "${vars[@]}" bash "$TREE/$src"

@@ -38,6 +38,22 @@ static int fd_arg(struct diag *d, const char *opt, const char *arg, int *fd)
 	return 0;
 }
 
+/* --scratch-id DEV:INO:PATH (the guard's; pysbx-mount checks it). */
+static int scratch_id_arg(struct diag *d, struct chain *c, const char *arg)
+{
+	unsigned long long dev, ino;
+	int n = -1;
+
+	if (sscanf(arg, "%llu:%llu:%n", &dev, &ino, &n) != 2 || n < 0 ||
+	    arg[n] != '/')
+		return diag_fail(d, EXIT_USAGE, 0, "--scratch-id '%s' is not "
+				 "DEV:INO:PATH", arg);
+	c->scratch_dev = dev;
+	c->scratch_ino = ino;
+	c->scratch_dir = arg + n;
+	return 0;
+}
+
 /* An unknown option: which, the nearest option of any pysbx program, and
  * where the full usage is (it spans lines; a message is one). getopt's
  * own message is off (opterr = 0): one line, ours. */
@@ -112,6 +128,8 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 					 "more than %d --next-fd", CHAIN_MAX_PASS + 1);
 		return fd_arg(d, "--next-fd", arg, &c->pass_fds[c->npass++]) ?
 		       -1 : 1;
+	case CHAIN_OPT_SCRATCH_ID:
+		return scratch_id_arg(d, c, arg) ? -1 : 1;
 	case 'h':
 		printf("usage: %s\n%s"
 		       "common options:\n"
@@ -126,8 +144,9 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		       "                     steps' directives are applied "
 		       "elsewhere (without it,\n"
 		       "                     a policy that has some is refused)\n"
-		       "  --plan-fd N, --report-fd N, --next-fd N  set by the "
-		       "previous step\n                     of the chain\n",
+		       "  --plan-fd N, --report-fd N, --next-fd N, --scratch-id "
+		       "ID  set by the\n                     previous step of "
+		       "the chain\n",
 		       CHAIN_EXIT_CODES);
 		exit(0);
 	case CHAIN_OPT_VERSION:

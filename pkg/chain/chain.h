@@ -13,6 +13,7 @@
 #define PYSBX_CHAIN_H
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 
 #include "diag/diag.h"
@@ -27,6 +28,7 @@ enum {
 	CHAIN_OPT_ALLOW_UNTRUSTED,
 	CHAIN_OPT_PARTIAL,
 	CHAIN_OPT_NEXT_FD,
+	CHAIN_OPT_SCRATCH_ID,
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
@@ -37,6 +39,7 @@ enum {
 	{ "plan-fd", required_argument, NULL, CHAIN_OPT_PLAN_FD },          \
 	{ "report-fd", required_argument, NULL, CHAIN_OPT_REPORT_FD },      \
 	{ "next-fd", required_argument, NULL, CHAIN_OPT_NEXT_FD },          \
+	{ "scratch-id", required_argument, NULL, CHAIN_OPT_SCRATCH_ID },    \
 	{ "policy", required_argument, NULL, 'p' },                         \
 	{ "define", required_argument, NULL, 'D' },                         \
 	{ "help", no_argument, NULL, 'h' },                                 \
@@ -79,6 +82,12 @@ struct chain {
 	int allow_untrusted;	/* skip the trust checks of pkg/trust */
 	int partial;		/* --partial: the other steps' directives
 				 * are applied elsewhere */
+	/* --scratch-id DEV:INO:PATH, from the guard that made (or adopted)
+	 * the scratch directory PATH: a bind of PATH must bind that very
+	 * directory (pysbx-mount). scratch_dir NULL: none. */
+	const char *scratch_dir;
+	unsigned long long scratch_dev, scratch_ino;
+	char *scratch_arg;	/* the guard's, as it passes it (heap) */
 	/* pysbx run: the guard's own options as given (--timeout 5s ...),
 	 * passed on to it word by word */
 	const char *guard_words[12];

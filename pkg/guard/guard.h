@@ -99,6 +99,8 @@ struct scratch {
 				 * (LOCK_EX), or PARENT/NAME.lock when
 				 * lock_file; ADOPT: the directory, LOCK_SH */
 	bool lock_file;		/* the directory could not be flock'ed */
+	dev_t dev;		/* the directory's identity, as made or */
+	ino_t ino;		/* adopted: pysbx-mount binds only it */
 	/* Last: without a scratch directory, its untouched pages never
 	 * become resident. */
 	char path[PATH_MAX];	/* the directory: ${SCRATCH} */
@@ -355,6 +357,21 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
  * child's pid, or -1 with d set when no child could be started. */
 pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 		  pid_t guard, const char *extra_env);
+
+/* --- cgroup.c -------------------------------------------------------- */
+
+/* Where the caller's cgroup v2 is delegated to it (its directory and
+ * cgroup.procs the caller's) and has cgroup.kill: make the sandbox's own
+ * cgroup, pysbx-PID, below it. Returns the fd of its cgroup.procs (the
+ * child writes "0" there before its exec), or -1: then none is used. */
+int guard_cgroup_open(void);
+/* That fd, or -1. */
+int guard_cgroup_procs(void);
+/* Kill every process of the sandbox's cgroup at once (cgroup.kill); no
+ * effect without one. */
+void guard_cgroup_kill(void);
+/* Remove the sandbox's cgroup (once empty). */
+void guard_cgroup_close(void);
 
 /* --- kill.c ---------------------------------------------------------- */
 

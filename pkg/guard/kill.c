@@ -232,6 +232,9 @@ int kill_tree(pid_t pgid, int sfd, pid_t child, int *status, bool *reaped)
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	char drain[512];
 
+	/* The sandbox's cgroup, if it has one: every process of it at
+	 * once. The loops below then find nothing, or what left it. */
+	guard_cgroup_kill();
 	/* First our own children, as fast as the kernel lists them: a fork
 	 * walker's generations become ours one after the other. */
 	for (int round = 0; round < KILL_FAST; round++) {

@@ -162,6 +162,23 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 		if (scratch_adopt(d, s, p.scratch_path) < 0)
 			goto out;
 	}
+	/* pysbx-mount binds ${SCRATCH} only if it is still this directory:
+	 * its path could have been renamed or replaced since (the binding
+	 * itself cannot use our fd: a mount of the host's namespace cannot
+	 * be copied into the sandbox's, docs/GUARD.md). */
+	if (s->mode != SCRATCH_NONE && o->chain) {
+		size_t n = strlen(s->path) + 48;
+
+		c->scratch_arg = malloc(n);
+		if (!c->scratch_arg) {
+			diag_fail(d, EXIT_SYSCALL, ENOMEM,
+				  "unable to allocate the plan");
+			goto out;
+		}
+		snprintf(c->scratch_arg, n, "%llu:%llu:%s",
+			 (unsigned long long)s->dev,
+			 (unsigned long long)s->ino, s->path);
+	}
 	if (o->timeout_set)
 		p.timeout_ms = o->timeout_ms;
 	if (o->kill_after_set)

@@ -276,12 +276,14 @@ static bool same_inode(const struct stat *a, const struct stat *b)
 /* The directory fd is the one we made, still under its name, ours, and
  * exactly 0700 whatever the umask. 0, 1: the name no longer leads to it
  * (a sweep removed it before our lock), -1 with errno. */
-static int check_new_dir(const struct scratch *s, int fd)
+static int check_new_dir(struct scratch *s, int fd)
 {
 	struct stat st, at;
 
 	if (fstat(fd, &st) < 0)
 		return -1;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
 	if (fstatat(s->parent_fd, s->name, &at, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 1 : -1;
 	if (!same_inode(&st, &at))
@@ -389,9 +391,17 @@ int scratch_create(struct diag *d, struct scratch *s, const char *parent)
 int scratch_adopt(struct diag *d, struct scratch *s, const char *dir)
 {
 	int fd = open_checked(d, "scratch directory", dir, true, s->path);
+	struct stat st;
 
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return diag_fail(d, EXIT_SYSCALL, errno, "unable to inspect %s",
+				 s->path);
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
 	/* A shared lock: runs that adopt the same directory coexist, and a
 	 * sweep (LOCK_EX) never removes it while one runs. Best effort: an
 	 * adopted directory needed no lock before. */
@@ -409,13 +419,31 @@ int scratch_adopt(struct diag *d, struct scratch *s, const char *dir)
 	return 0;
 }
 
+/* Is the name no longer the directory we made? Then someone who can
+ * write the parent moved ours away and may have put another there
+ * (pysbx-mount refused to bind it): that one is not ours to empty. */
+static int moved_away(struct diag *d, const struct scratch *s)
+{
+	struct stat st;
+
+	if (fstatat(s->parent_fd, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;	/* gone: rmtree_at says nothing either */
+	if (st.st_dev == s->dev && st.st_ino == s->ino)
+		return 0;
+	return diag_fail(d, EXIT_SYSCALL, 0, "unable to remove %s: it is no "
+			 "longer the scratch directory made for this run "
+			 "(moved or replaced since); left as it is", s->path);
+}
+
 int scratch_remove(struct diag *d, struct scratch *s)
 {
 	char lock[64];
 	int r = 0;
 
 	if (s->mode == SCRATCH_CREATE) {
-		r = rmtree_at(d, s->parent_fd, s->name);
+		r = moved_away(d, s);
+		if (r == 0)
+			r = rmtree_at(d, s->parent_fd, s->name);
 		/* Keep the lock file when something is left: a sweep (in
 		 * a mount namespace where nothing is mounted there) can
 		 * finish the job once the lock is free. */

@@ -38,6 +38,7 @@ struct spawn {
 	const sigset_t *mask;	/* restored just before the exec */
 	pid_t guard;
 	int inherit[3];		/* fds whose close-on-exec is cleared */
+	int cgroup;		/* the sandbox's cgroup.procs, or -1 */
 	/* written by the child, read by the guard after the clone */
 	volatile int what, err;
 };
@@ -64,6 +65,12 @@ static int child(void *arg)
 	 * with a guard that died before the prctl. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != s->guard)
 		child_fail(s, SP_PDEATH, 0, EXIT_SYSCALL);
+	/* Into the sandbox's own cgroup, if there is one: what this
+	 * process becomes and every process it starts are killed by one
+	 * write to cgroup.kill. If the move fails, the kill loop still
+	 * finds them all. */
+	if (s->cgroup >= 0)
+		(void)!write(s->cgroup, "0", 1);
 	for (int i = 0; i < 3; i++)
 		if (s->inherit[i] >= 0)
 			fcntl(s->inherit[i], F_SETFD, 0);
@@ -121,7 +128,7 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 		return argv;
 	while (argv[n])
 		n++;
-	nargv = calloc(n + 9, sizeof(*nargv));
+	nargv = calloc(n + 11, sizeof(*nargv));
 	if (!nargv)
 		return NULL;
 	nargv[0] = argv[0];
@@ -145,6 +152,10 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 	}
 	if (c->allow_untrusted)
 		nargv[k++] = "--allow-untrusted";
+	if (c->scratch_arg) {
+		nargv[k++] = "--scratch-id";
+		nargv[k++] = c->scratch_arg;
+	}
 	memcpy(nargv + k, argv + 1, n * sizeof(*nargv));
 	return nargv;
 }
@@ -200,7 +211,8 @@ pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 		  pid_t guard, const char *extra_env)
 {
 	struct spawn s = { .file = c->next[0], .fd = c->next_fd,
-			   .mask = mask, .guard = guard };
+			   .mask = mask, .guard = guard,
+			   .cgroup = guard_cgroup_procs() };
 	char pfd[16], rfd[16], xfd[16];
 	sigset_t all, old;
 	pid_t pid;

@@ -96,6 +96,7 @@ static void stop(struct sup *s, bool timeout)
 static void kill_all(struct sup *s)
 {
 	s->phase = KILLED;
+	guard_cgroup_kill();
 	if (!s->reaped)
 		kill_descendants(s->child);
 }
@@ -362,6 +363,7 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	if (report_pipe(o, rp) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create the report pipe");
+	guard_cgroup_open();
 	s.lazy = rp[0] >= 0 && report_lazy(o, rp[0]);
 	fflush(NULL);
 	/* The first clock read costs a vDSO lookup and a fault: only when
@@ -394,6 +396,7 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		c->next_fd = -1;
 	}
 	if (s.child < 0) {
+		guard_cgroup_close();
 		if (rp[0] >= 0)
 			close(rp[0]);
 		if (s.proxy)
@@ -418,6 +421,7 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	}
 	if (!s.childless)
 		kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
+	guard_cgroup_close();
 	/* Every writer is dead now: read what is left (still without
 	 * blocking, in case one would not die). */
 	if (s.rfd >= 0) {

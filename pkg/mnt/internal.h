@@ -69,6 +69,7 @@ struct mnt_build {
 	int procfd;	/* the host's procfs, for the mount table */
 	char **pseudo;	/* the host's pseudo-fs mount points (pseudo.c) */
 	size_t npseudo;
+	const struct chain *chain; /* --scratch-id: the guard's scratch dir */
 };
 int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op);
 /* The default nr_inodes of a tmpfs of size bytes (0: the kernel's default

@@ -202,6 +202,29 @@ int mnt_clone_with(int src, unsigned long long attrs)
 	return tree;
 }
 
+/* A bind of the guard's scratch directory by its path: the path must
+ * still lead to the directory the guard made or adopted (--scratch-id).
+ * Renamed away and replaced since (by a process of the caller's, e.g. in
+ * another sandbox that can write the parent), it would give this
+ * sandbox someone else's directory as /scratch: refused. */
+static bool not_scratch(struct diag *d, const struct mnt_build *b,
+			const struct fs_op *op, const struct stat *st)
+{
+	const struct chain *c = b->chain;
+
+	if (!c || !c->scratch_dir || strcmp(op->src, c->scratch_dir) ||
+	    ((unsigned long long)st->st_dev == c->scratch_dev &&
+	     (unsigned long long)st->st_ino == c->scratch_ino))
+		return false;
+	diag_fail(d, EXIT_SYSCALL, 0, "unable to %s %s: source %s is no longer "
+		  "the scratch directory the guard made (renamed or replaced "
+		  "since; at %s:%u)", what(op), op->dst, op->src, op->pos.file,
+		  op->pos.line);
+	diag_hint(d, "something that can write %.*s moved it; nothing was "
+		  "bound", (int)(strrchr(op->src, '/') - op->src), op->src);
+	return true;
+}
+
 static int do_bind(struct diag *d, struct mnt_build *b,
 		   const struct fs_op *op)
 {
@@ -238,6 +261,10 @@ static int do_bind(struct diag *d, struct mnt_build *b,
 	if (fstat(src, &st) < 0) {
 		close(src);
 		return mnt_op_fail(d, op, errno, NULL, "");
+	}
+	if (not_scratch(d, b, op, &st)) {
+		close(src);
+		return -1;
 	}
 	dst = mnt_open_dst(b->rootfd, op->dst,
 			   S_ISDIR(st.st_mode) ? DST_DIR : DST_FILE,

@@ -165,13 +165,42 @@ static int parse_opts(struct ctx *c, const struct pos *pos, struct tok *t,
 	return 0;
 }
 
+/* The unit a size (K, M, G, T or none) or a duration (ms, s, m, h; none:
+ * the kernel's unit) was written in, for `policy show`. */
+static unsigned char size_unit(const char *s)
+{
+	switch (*s ? s[strlen(s) - 1] : 0) {
+	case 'K': case 'k': return UW_K;
+	case 'M': case 'm': return UW_M;
+	case 'G': case 'g': return UW_G;
+	case 'T': case 't': return UW_T;
+	default: return UW_1;
+	}
+}
+
+static unsigned char dur_unit(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= 2 && !strcmp(s + n - 2, "ms"))
+		return UW_MS;
+	switch (n ? s[n - 1] : 0) {
+	case 's': return UW_S;
+	case 'm': return UW_MIN;
+	case 'h': return UW_H;
+	default: return UW_1;
+	}
+}
+
 static int size_opt(struct ctx *c, const struct pos *pos, const char *v,
-		    unsigned col, const char *what, uint64_t *out)
+		    unsigned col, const char *what, uint64_t *out,
+		    unsigned char *unit)
 {
 	int r;
 
 	if (!v)
 		return 0;
+	*unit = size_unit(v);
 	r = num_size(v, out);
 	if (r) {
 		perr_at(c, pos, col, "%s '%s' %s%s", what, v, num_why(r),
@@ -251,13 +280,14 @@ static void d_tmpfs(struct ctx *c, const struct pos *pos, struct tok *t,
 	struct fs_op *op;
 	struct opts o;
 	uint64_t size = 0, inodes = 0;
+	unsigned char su = UW_NONE, iu = UW_NONE;
 	int mode;
 
 	if (!dst || parse_opts(c, pos, t + 2, n - 2, " size mode inodes ", &o))
 		return;
-	if (size_opt(c, pos, o.size, o.size_col, "tmpfs size", &size) ||
+	if (size_opt(c, pos, o.size, o.size_col, "tmpfs size", &size, &su) ||
 	    size_opt(c, pos, o.inodes, o.inodes_col, "tmpfs inodes",
-		     &inodes) ||
+		     &inodes, &iu) ||
 	    mode_opt(c, pos, o.mode, o.mode_col, &mode))
 		return;
 	if (!(op = fs_new(c, pos, &t[0], FS_TMPFS)))
@@ -265,6 +295,8 @@ static void d_tmpfs(struct ctx *c, const struct pos *pos, struct tok *t,
 	op->dst = dst;
 	op->size = size;
 	op->inodes = inodes;
+	op->size_unit = su;
+	op->inodes_unit = iu;
 	op->mode = mode;
 }
 
@@ -274,16 +306,19 @@ static void d_dev(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 	struct fs_op *op;
 	struct opts o;
 	uint64_t size = 0, ptys = 0;
+	unsigned char su = UW_NONE, pu = UW_NONE;
 
 	if (!dst || parse_opts(c, pos, t + 2, n - 2, " shm-size ptys ", &o) ||
-	    size_opt(c, pos, o.shm, o.shm_col, "shm-size", &size) ||
-	    size_opt(c, pos, o.ptys, o.ptys_col, "ptys", &ptys))
+	    size_opt(c, pos, o.shm, o.shm_col, "shm-size", &size, &su) ||
+	    size_opt(c, pos, o.ptys, o.ptys_col, "ptys", &ptys, &pu))
 		return;
 	if (!(op = fs_new(c, pos, &t[0], FS_DEV)))
 		return;
 	op->dst = dst;
 	op->size = size;
 	op->inodes = ptys;
+	op->size_unit = su;
+	op->inodes_unit = pu;
 }
 
 static void d_dir(struct ctx *c, const struct pos *pos, struct tok *t, int n)
@@ -880,12 +915,15 @@ int rlimit_by_name(const char *name)
 }
 
 static int rl_value(struct ctx *c, const struct pos *pos, const struct tok *t,
-		    enum unit u, uint64_t *out)
+		    enum unit u, uint64_t *out, unsigned char *unit)
 {
 	uint64_t ms;
 	int r;
 
+	*unit = u == U_BYTES ? size_unit(t->s) :
+		u == U_COUNT ? UW_1 : dur_unit(t->s);
 	if (!strcmp(t->s, "unlimited")) {
+		*unit = UW_NONE;
 		*out = RLIM_INFINITY;
 		return 0;
 	}
@@ -994,7 +1032,8 @@ static void d_limit(struct ctx *c, const struct pos *pos, struct tok *t,
 	rl->pos.col = t[0].col;
 	if (!strcmp(t[2].s, "hard")) {
 		rl->flags |= RL_SOFT_HARD;
-	} else if (rl_value(c, pos, &t[2], rlimits[i].unit, &rl->soft)) {
+	} else if (rl_value(c, pos, &t[2], rlimits[i].unit, &rl->soft,
+			    &rl->soft_unit)) {
 		return;
 	}
 	if (n < 4) {
@@ -1005,9 +1044,11 @@ static void d_limit(struct ctx *c, const struct pos *pos, struct tok *t,
 			return;
 		}
 		rl->hard = rl->soft;
+		rl->hard_unit = rl->soft_unit;
 	} else if (!strcmp(t[3].s, "keep")) {
 		rl->flags |= RL_KEEP_HARD;
-	} else if (rl_value(c, pos, &t[3], rlimits[i].unit, &rl->hard)) {
+	} else if (rl_value(c, pos, &t[3], rlimits[i].unit, &rl->hard,
+			    &rl->hard_unit)) {
 		return;
 	} else if (!(rl->flags & RL_SOFT_HARD) && rl->soft > rl->hard) {
 		perr_at(c, pos, t[2].col,
@@ -1325,7 +1366,8 @@ static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
 		return;
 	if (!strcmp(t[1].s, "none")) {
 		c->p->timeout_ms = 0;
-	} else if ((r = num_duration_ms(t[1].s, &c->p->timeout_ms)) ||
+	} else if ((c->p->timeout_unit = dur_unit(t[1].s)),
+		   (r = num_duration_ms(t[1].s, &c->p->timeout_ms)) ||
 		   !c->p->timeout_ms) {
 		perr_at(c, pos, t[1].col, "timeout '%s' %s", t[1].s,
 			r ? num_why(r) : "must not be 0 (use none)");
@@ -1342,6 +1384,7 @@ static void d_timeout(struct ctx *c, const struct pos *pos, struct tok *t,
 			"expected 'timeout DURATION [kill-after DURATION]'");
 		return;
 	}
+	c->p->kill_after_unit = dur_unit(t[3].s);
 	if ((r = num_duration_ms(t[3].s, &c->p->kill_after_ms)))
 		perr_at(c, pos, t[3].col, "kill-after '%s' %s", t[3].s,
 			num_why(r));

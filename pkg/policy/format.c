@@ -265,27 +265,6 @@ static void u64(struct out *o, uint64_t v)
 		add(o, " %llu", (unsigned long long)v);
 }
 
-/* For `policy show`: a byte count in the largest unit that divides it,
- * as a user writes it (512M, not 536870912). */
-static void size_h(struct out *o, uint64_t v)
-{
-	static const char sfx[] = "KMGT";
-	int k = -1;
-
-	if (v == RLIM_INFINITY || !v) {
-		u64(o, v);
-		return;
-	}
-	while (k < 3 && !(v % 1024)) {
-		v /= 1024;
-		k++;
-	}
-	if (k < 0)
-		add(o, " %llu", (unsigned long long)v);
-	else
-		add(o, " %llu%c", (unsigned long long)v, sfx[k]);
-}
-
 /* A duration in the largest unit that divides it (90s, not 90000ms). */
 static void dur(struct out *o, uint64_t ms, int human)
 {
@@ -299,12 +278,82 @@ static void dur(struct out *o, uint64_t ms, int human)
 		add(o, " %llums", (unsigned long long)ms);
 }
 
+/* `policy show`: a byte count (or a count written with K, M, ...) in the
+ * unit the policy wrote it in (u, enum unit_written); a default
+ * (UW_NONE) in the largest exact unit, as a user writes it (512M, not
+ * 536870912). Into buf (32 bytes). */
+static const char *size_txt(char *buf, uint64_t v, unsigned char u)
+{
+	static const char sfx[] = "KMGT";
+	int k = -1;
+
+	if (u >= UW_K && u <= UW_T && v &&
+	    !(v % (1ULL << (10 * (u - UW_K + 1))))) {
+		k = u - UW_K;
+		v >>= 10 * (k + 1);
+	} else if (u == UW_NONE && v) {
+		while (k < 3 && !(v % 1024)) {
+			v /= 1024;
+			k++;
+		}
+	}
+	if (k < 0)
+		snprintf(buf, 32, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, 32, "%llu%c", (unsigned long long)v, sfx[k]);
+	return buf;
+}
+
+static void size_w(struct out *o, uint64_t v, unsigned char u)
+{
+	char buf[32];
+
+	if (v == RLIM_INFINITY)
+		u64(o, v);
+	else
+		add(o, " %s", size_txt(buf, v, u));
+}
+
+/* The same for a duration in ms. */
+static void dur_w(struct out *o, uint64_t ms, unsigned char u)
+{
+	static const struct { unsigned char u; uint64_t mul; const char *s; }
+		units[] = { { UW_MS, 1, "ms" }, { UW_S, 1000, "s" },
+			    { UW_MIN, 60000, "m" }, { UW_H, 3600000, "h" } };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (units[i].u == u && !(ms % units[i].mul)) {
+			add(o, " %llu%s", (unsigned long long)(ms / units[i].mul),
+			    units[i].s);
+			return;
+		}
+	dur(o, ms, 1);
+}
+
 static bool bytes_limit(int resource)
 {
 	return resource == RLIMIT_AS || resource == RLIMIT_CORE ||
 	       resource == RLIMIT_DATA || resource == RLIMIT_FSIZE ||
 	       resource == RLIMIT_MEMLOCK || resource == RLIMIT_MSGQUEUE ||
 	       resource == RLIMIT_RSS || resource == RLIMIT_STACK;
+}
+
+/* A limit's value: raw in a plan; in `show` as written (cpu and rttime
+ * written as a duration are converted back from seconds or µs). */
+static void rl_value_w(struct out *o, int wp, int res, uint64_t v,
+		       unsigned char u)
+{
+	if (wp || v == RLIM_INFINITY) {
+		u64(o, v);
+	} else if (bytes_limit(res)) {
+		size_w(o, v, u);
+	} else if (u >= UW_MS && res == RLIMIT_CPU && v <= UINT64_MAX / 1000) {
+		dur_w(o, v * 1000, u);
+	} else if (u >= UW_MS && res == RLIMIT_RTTIME && !(v % 1000)) {
+		dur_w(o, v / 1000, u);
+	} else {
+		u64(o, v);
+	}
 }
 
 static void action(struct out *o, enum sc_action a, int err)
@@ -325,6 +374,15 @@ static void action(struct out *o, enum sc_action a, int err)
 			add(o, " errno=%d", err);
 		break;
 	}
+}
+
+/* An option's value (size=64M): raw in a plan, as written in `show`. */
+static void num_w(struct out *o, int wp, uint64_t v, unsigned char u)
+{
+	char buf[32];
+
+	add(o, "%s", wp || u == UW_NONE ? size_txt(buf, v, UW_1) :
+		     size_txt(buf, v, u));
 }
 
 static void fs_op(struct out *o, int wp, const struct fs_op *f)
@@ -361,12 +419,14 @@ static void fs_op(struct out *o, int wp, const struct fs_op *f)
 	default:
 		word(o, f->dst);
 	}
-	if (f->size)
-		add(o, " %s=%llu", f->kind == FS_DEV ? "shm-size" : "size",
-		    (unsigned long long)f->size);
-	if (f->inodes)
-		add(o, " %s=%llu", f->kind == FS_DEV ? "ptys" : "inodes",
-		    (unsigned long long)f->inodes);
+	if (f->size) {
+		add(o, " %s=", f->kind == FS_DEV ? "shm-size" : "size");
+		num_w(o, wp, f->size, f->size_unit);
+	}
+	if (f->inodes) {
+		add(o, " %s=", f->kind == FS_DEV ? "ptys" : "inodes");
+		num_w(o, wp, f->inodes, f->inodes_unit);
+	}
 	if (f->mode >= 0)
 		add(o, " mode=%04o", (unsigned)f->mode);
 	add(o, "\n");
@@ -464,16 +524,12 @@ static void render(struct out *o, const struct plan *p, int wp)
 		add(o, " %s", rlimit_name(r->resource));
 		if (r->flags & RL_SOFT_HARD)
 			add(o, " hard");
-		else if (!wp && bytes_limit(r->resource))
-			size_h(o, r->soft);
 		else
-			u64(o, r->soft);
+			rl_value_w(o, wp, r->resource, r->soft, r->soft_unit);
 		if (r->flags & RL_KEEP_HARD)
 			add(o, " keep");
-		else if (!wp && bytes_limit(r->resource))
-			size_h(o, r->hard);
 		else
-			u64(o, r->hard);
+			rl_value_w(o, wp, r->resource, r->hard, r->hard_unit);
 		add(o, "\n");
 	}
 	for (size_t i = 0; i < p->nenv; i++) {
@@ -546,12 +602,17 @@ static void render(struct out *o, const struct plan *p, int wp)
 		sc_rule(o, wp, &p->sc[i]);
 	landlock(o, p, wp);
 	line(o, wp, at(p, PAT_TIMEOUT), "timeout");
-	if (p->timeout_ms)
-		dur(o, p->timeout_ms, !wp);
+	if (p->timeout_ms && wp)
+		dur(o, p->timeout_ms, 0);
+	else if (p->timeout_ms)
+		dur_w(o, p->timeout_ms, p->timeout_unit);
 	else
 		add(o, " none");
 	add(o, " kill-after");
-	dur(o, p->kill_after_ms, !wp);
+	if (wp)
+		dur(o, p->kill_after_ms, 0);
+	else
+		dur_w(o, p->kill_after_ms, p->kill_after_unit);
 	add(o, "\n");
 	if (p->die_with_parent) {
 		line(o, wp, at(p, PAT_DWP), "die-with-parent");

@@ -70,6 +70,13 @@ enum fs_kind {
 			 * every existing path under DIR matching a pattern */
 };
 
+/* The unit a size or duration was written in, so that `policy show`
+ * prints it back as written (512M stays 512M, 90s stays 90s).
+ * UW_NONE: not written (a default: the largest exact unit is shown);
+ * UW_1: a plain number (bytes, a count, or the kernel's unit). */
+enum unit_written { UW_NONE, UW_1, UW_K, UW_M, UW_G, UW_T, UW_MS, UW_S,
+		    UW_MIN, UW_H };
+
 struct fs_op {
 	enum fs_kind kind;
 	bool try_;		/* -try form: a missing source is skipped */
@@ -80,6 +87,7 @@ struct fs_op {
 	uint64_t inodes;	/* tmpfs nr_inodes, dev: devpts max (ptys=),
 				 * 0: default; protect: depth */
 	int mode;		/* permission bits, -1: default */
+	unsigned char size_unit, inodes_unit; /* enum unit_written */
 	struct pos pos;
 };
 
@@ -92,6 +100,7 @@ struct rlimit_op {
 	int resource;		/* RLIMIT_* */
 	uint64_t soft, hard;
 	unsigned flags;
+	unsigned char soft_unit, hard_unit; /* enum unit_written */
 	struct pos pos;
 };
 
@@ -215,6 +224,7 @@ struct plan {
 	/* lifecycle (pysbx-clean) */
 	uint64_t timeout_ms;	/* 0: none */
 	uint64_t kill_after_ms;	/* grace between TERM and KILL */
+	unsigned char timeout_unit, kill_after_unit; /* enum unit_written */
 	bool die_with_parent;
 	enum scratch_mode scratch;
 	const char *scratch_path; /* parent (create) or directory (adopt) */

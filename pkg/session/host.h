@@ -12,6 +12,8 @@
 #include "session/session.h"
 
 #define SESS_VARS_MAX 64
+#define SESS_WORKER_MAX (64 * 1024)	/* the worker's source */
+#define SESS_PYC_MAX (128 * 1024)	/* its compiled code */
 
 /* The variables the session sets for the policy, as bits of omit. */
 enum {
@@ -40,7 +42,10 @@ struct sess {
 	bool allow_untrusted;
 	bool fresh;		/* every execute in a new sandbox */
 	const char *python;
-	char *worker_src;	/* the worker's source, -c SOURCE */
+	char *worker_src;	/* the worker's source */
+	size_t worker_len;
+	char *worker_pyc;	/* its precompiled code, or NULL */
+	size_t pyc_len;
 	const char *workspace;	/* -D WORKSPACE, NULL: the policy's */
 	size_t nvars;
 	char *vars[SESS_VARS_MAX];	/* the caller's -D NAME=VALUE */

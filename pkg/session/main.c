@@ -50,14 +50,13 @@ static int self_dir(struct diag *d, char *dir, size_t len)
 	return 0;
 }
 
-static char *shipped(const char *dir, const char *name)
+static char *find(const char *dir, const char *const *where, size_t n,
+		  const char *name)
 {
-	static const char *const where[] = { "/../share/pysbx/policies/",
-					     "/../../policies/" };
 	char path[PATH_MAX + 64];
 	struct stat st;
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%.*s%s%.32s",
 				     PATH_MAX - 32, dir, where[i], name) >=
 		    sizeof(path))
@@ -68,12 +67,33 @@ static char *shipped(const char *dir, const char *name)
 	return NULL;
 }
 
-/* The worker's source, to be given as python3 -c SOURCE. */
-static char *read_worker(struct diag *d, const char *path)
+static char *shipped(const char *dir, const char *name)
+{
+	static const char *const where[] = { "/../share/pysbx/policies/",
+					     "/../../policies/" };
+
+	return find(dir, where, 2, name);
+}
+
+/* The worker's code, compiled at build time (the Makefile's py_compile,
+ * unchecked-hash): installed beside the policies, build/policies in a
+ * build tree. The worker checks it against the source it is given and
+ * compiles the source instead when it does not match. */
+static char *shipped_pyc(const char *dir)
+{
+	static const char *const where[] = { "/../share/pysbx/policies/",
+					     "/../policies/" };
+
+	return find(dir, where, 2, "session_worker.pyc");
+}
+
+/* A file of at most max bytes, read whole; text: no NUL byte. */
+static char *read_worker(struct diag *d, const char *path, size_t max,
+			 bool text, size_t *lenp)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 64 * 1024;
-	char *buf = malloc(cap + 1);
+	size_t len = 0;
+	char *buf = malloc(max + 1);
 	ssize_t k;
 
 	if (fd < 0 || !buf) {
@@ -84,17 +104,18 @@ static char *read_worker(struct diag *d, const char *path)
 			  path);
 		return NULL;
 	}
-	while ((k = read(fd, buf + len, cap - len)) > 0)
+	while ((k = read(fd, buf + len, max + 1 - len)) > 0)
 		len += (size_t)k;
 	close(fd);
-	if (k < 0 || len == cap || memchr(buf, '\0', len)) {
+	if (k < 0 || len > max || (text && memchr(buf, '\0', len))) {
 		free(buf);
 		diag_fail(d, EXIT_USAGE, k < 0 ? errno : 0, "unable to read the "
-			  "worker %s%s", path, k < 0 ? "" : ": over 64 KiB "
-			  "or not text");
+			  "worker %s%s", path, k < 0 ? "" : text ? ": over 64 "
+			  "KiB or not text" : ": too large");
 		return NULL;
 	}
 	buf[len] = '\0';
+	*lenp = len;
 	return buf;
 }
 
@@ -257,7 +278,7 @@ int session_main(int argc, char **argv)
 	static struct sess s;
 	struct diag d = DIAG_INIT("pysbx", "session");
 	const char *parent = "/tmp", *worker = NULL;
-	char *wpath = NULL, *cwd = NULL;
+	char *wpath = NULL, *pyc = NULL, *cwd = NULL;
 	sigset_t mask;
 	int r;
 
@@ -283,8 +304,15 @@ int session_main(int argc, char **argv)
 			  "beside %s (give --worker FILE)", s.dir);
 		goto fail;
 	}
-	if (!(s.worker_src = read_worker(&d, worker)))
+	if (!(s.worker_src = read_worker(&d, worker, SESS_WORKER_MAX, true,
+					 &s.worker_len)))
 		goto fail;
+	/* The shipped worker's code, if it was built. */
+	if (wpath && (pyc = shipped_pyc(s.dir)) &&
+	    !(s.worker_pyc = read_worker(&d, pyc, SESS_PYC_MAX, false,
+					 &s.pyc_len)))
+		goto fail;
+	free(pyc);
 	free(wpath);
 	if (!s.workspace && !(s.workspace = cwd = getcwd(NULL, 0))) {
 		diag_fail(&d, EXIT_SYSCALL, errno, "unable to get the current "

@@ -22,6 +22,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <poll.h>
@@ -45,6 +46,58 @@ static void closefd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/* python3 -c BOOT: the worker's code comes on fd 3 before any frame,
+ * as "%010zu%010zu" (the lengths of the compiled code and of the source),
+ * the code, the source. The code is run when it is this interpreter's
+ * (magic number) and was compiled from this source (its hash, as
+ * importlib checks a checked-hash .pyc); otherwise the source is
+ * compiled. The argv stays short: python3 pays for every byte of it at
+ * start, more than unmarshalling the code costs. */
+static const char boot[] =
+	"import sys,os,marshal,_imp\n"
+	"def r(n):\n"
+	" b=b''\n"
+	" while len(b)<n:\n"
+	"  k=os.read(3,n-len(b))\n"
+	"  if not k:os._exit(3)\n"
+	"  b+=k\n"
+	" return b\n"
+	"try:h=r(20)\n"
+	"except OSError:\n"
+	" sys.stderr.write('pysbx session worker: fd 3 is not open: the "
+	"policy must keep it (keep-fd ${SESSION_FD})\\n');os._exit(3)\n"
+	"p=r(int(h[:10]));s=r(int(h[10:]))\n"
+	"e=sys.modules.get('_frozen_importlib_external')\n"
+	"c=marshal.loads(p[16:]) if e and p[:4]==e.MAGIC_NUMBER and "
+	"p[4]&1 and p[8:16]==_imp.source_hash(e._RAW_MAGIC_NUMBER,s) "
+	"else compile(s,'session_worker.py','exec')\n"
+	"del r,h,p,s,e\n"
+	"exec(c)\n";
+
+/* The preamble above, on the host's end of the channel before the
+ * sandbox starts: it fits in the socket's buffer, so nothing waits. */
+static int send_code(struct diag *d, struct sess *s, int sock)
+{
+	char hdr[21];
+	struct iovec iov[3] = {
+		{ hdr, 20 },
+		{ s->worker_pyc, s->worker_pyc ? s->pyc_len : 0 },
+		{ s->worker_src, s->worker_len },
+	};
+	size_t want = 20 + iov[1].iov_len + iov[2].iov_len;
+	int buf = (int)(2 * want);
+	ssize_t k;
+
+	snprintf(hdr, sizeof(hdr), "%010zu%010zu", iov[1].iov_len,
+		 iov[2].iov_len);
+	setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	k = writev(sock, iov, 3);
+	if (k < 0 || (size_t)k != want)
+		return diag_fail(d, EXIT_SYSCALL, k < 0 ? errno : EMSGSIZE,
+				 "unable to hand the worker its code");
+	return 0;
 }
 
 /* The chain's argv. Variables: ours first, then the caller's -D. */
@@ -116,7 +169,7 @@ static char **chain_argv(struct sess *s, char *strs, size_t cap)
 	a[k++] = "-X";
 	a[k++] = "utf8";
 	a[k++] = "-c";
-	a[k++] = s->worker_src;
+	a[k++] = (char *)boot;
 	a[k] = NULL;
 #undef STR
 	return a;
@@ -169,6 +222,9 @@ int sbx_start(struct diag *d, struct sess *s)
 			  "unable to make the sandbox's pipes");
 		goto fail;
 	}
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	if (send_code(d, s, sv[0]) < 0)
+		goto fail;
 	pid = fork();
 	if (pid < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno,

@@ -11,8 +11,9 @@
  *              output limits, recovery
  *   main.c     options, the scratch directory, session_main
  *
- * The worker is policies/session_worker.py, run as python3 -I -S -B -u
- * -X utf8 -c SOURCE inside the sandbox. Like every pkg/ module, nothing
+ * The worker is policies/session_worker.py (and its build-time compiled
+ * code), run as python3 -I -S -B -u -X utf8 -c BOOT inside the sandbox
+ * (sandbox.c). Like every pkg/ module, nothing
  * here exits: only session_main returns the exit code.
  */
 #ifndef PYSBX_SESSION_H

@@ -307,6 +307,15 @@ if have pysbx && have pysbx-clean && have pysbx-mount; then
 	wait "$guard"
 fi
 
+# pysbx session (issue 24): warm round trip, cold first execute against
+# bare python3 and pysbx run of it, RSS, idle CPU (report.py's section 7).
+if have pysbx && [[ -x /usr/bin/python3 ]]; then
+	log "session: scripts/bench/session.py"
+	/usr/bin/python3 "$(dirname "$0")/session.py" --json "$RES/session.json" \
+		"$BIN" "$WS" >>"$LOG" 2>&1 ||
+		log "session: scripts/bench/session.py failed (no section 7)"
+fi
+
 # Where the time goes: one run under strace (as this user).
 if command -v strace >/dev/null && have pysbx; then
 	SCMD=$(pysbx_cmd "$POL" $T)

@@ -572,6 +572,53 @@ else:
     p("_RSS not measured: pysbx-clean or pysbx-mount was not built._")
     p()
 
+# --- pysbx session (issue 24) ----------------------------------------------------
+
+sj = os.path.join(RES, "session.json")
+if os.path.exists(sj):
+    s = json.load(open(sj))
+    w = s["warm_ms"]
+    cr, rr = s["cold_ms"] / s["bare_ms"], s["run_ms"] / s["bare_ms"]
+    p("## 7. pysbx session (issue 24)")
+    p()
+    p("scripts/bench/session.py, run by bench.sh as the same user, talks to")
+    p("`pysbx session` (python.policy, `--workspace $WS`) from a Python")
+    p("client as a tool would: the round trip of")
+    p("`{\"action\":\"execute\",\"code\":\"pass\"}` on a warm session")
+    p(f"(request written to response read, {s['warm_runs']} runs); the first")
+    p("execute of a new session (spawn to first response: session start,")
+    p("policy check, chain, interpreter, worker, execute) against a bare")
+    p("`python3 -I -S -c pass` and `pysbx run -p python.policy -- python3 -I")
+    p(f"-S -c pass`, started the same way ({s['runs']} alternating runs each);")
+    p("the session's VmRSS/VmHWM; its CPU ticks over 10 s idle.")
+    p()
+    p("```sh\npython3 scripts/bench/session.py $BIN $WS\n```")
+    p()
+    p("| what | measured | target | verdict |")
+    p("|---|---:|---|---|")
+    p(f"| warm `pass` round trip, median (min, p90) | {w['median']:.3f} ms "
+      f"({w['min']:.3f}, {w['p90']:.3f}) | ≤ 1 ms | "
+      f"{'met' if w['median'] <= 1 else '**missed**'} |")
+    p(f"| cold first execute / bare python3 | {cr:.2f}× ({s['cold_ms']:.2f} "
+      f"vs {s['bare_ms']:.2f} ms) | ≤ 1.3× | "
+      f"{'met' if cr <= 1.3 else '**missed**'} |")
+    p(f"| `pysbx run` python3 / bare (the floor of the line above) | "
+      f"{rr:.2f}× ({s['run_ms']:.2f} ms) | | |")
+    p(f"| session above `pysbx run` | {s['cold_ms'] - s['run_ms']:+.2f} ms "
+      f"| | |")
+    rk, bk = s["rss_kb"], s["rss_big_kb"]
+    p(f"| session VmRSS / VmHWM, warm | {rk[0]} / {rk[1]} kB | ≤ 1 MiB | "
+      f"{'met' if rk[0] <= 1024 else '**missed**'} |")
+    p(f"| the same after a 1 MB output | {bk[0]} / {bk[1]} kB | | |")
+    p(f"| CPU over 10 s idle | {s['idle_ticks']} ticks (of {s['hz']}/s) | 0 "
+      f"| {'met' if s['idle_ticks'] == 0 else '**missed**'} |")
+    p()
+    p(f"Load average at the end of the session runs: {s['load_end']:.1f}.")
+    p("The cold first execute cannot be below `pysbx run` of the same")
+    p("interpreter (its floor here); docs/SESSION.md says what the session")
+    p("adds above it.")
+    p()
+
 # --- where the time goes -----------------------------------------------------------
 
 p("## Where the time goes")

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Measure `pysbx session` (docs/BENCHMARKS.md, "pysbx session").
 
-    python3 scripts/bench/session.py [BIN_DIR] [WORKSPACE]
+    python3 scripts/bench/session.py [--json FILE] [BIN_DIR] [WORKSPACE]
 
-Prints four numbers, each a median over alternating runs:
+scripts/bench.sh runs it (--json into its results; report.py writes the
+"pysbx session" section of docs/BENCHMARKS.md from that). Prints four
+numbers, each a median over alternating runs:
 - warm: the round trip of execute {"code": "pass"} on a warm session
   (request written to response read, by this client);
 - cold: spawning `pysbx session` and getting the answer of its first
@@ -22,8 +24,13 @@ import subprocess
 import sys
 import time
 
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/bin")
-WS = sys.argv[2] if len(sys.argv) > 2 else os.getcwd()
+ARGS = sys.argv[1:]
+JSON = None
+if ARGS[:1] == ["--json"] and len(ARGS) > 1:
+    JSON, ARGS = ARGS[1], ARGS[2:]
+BIN = os.path.abspath(ARGS[0] if ARGS else "build/bin")
+WS = ARGS[1] if len(ARGS) > 1 else os.getcwd()
+RUNS = 20
 PYSBX = os.path.join(BIN, "pysbx")
 EXEC_PASS = b'{"action":"execute","code":"pass"}\n'
 POLICY = os.path.join(os.path.dirname(BIN.rstrip("/")), "..", "policies",
@@ -55,7 +62,7 @@ def ticks(pid):
 
 def main():
     cold, bare, run = [], [], []
-    for _ in range(20):
+    for _ in range(RUNS):
         t = time.perf_counter()
         p = spawn()
         r = ask(p, EXEC_PASS)
@@ -94,6 +101,22 @@ def main():
 
     cm, bm = statistics.median(cold), statistics.median(bare)
     rm = statistics.median(run)
+    if JSON:
+        with open(JSON, "w") as f:
+            json.dump({
+                "runs": RUNS, "warm_runs": len(warm),
+                "warm_ms": {"median": statistics.median(warm),
+                            "min": min(warm),
+                            "p90": statistics.quantiles(warm, n=10)[-1]},
+                "cold_ms": cm, "bare_ms": bm, "run_ms": rm,
+                "cold_min_ms": min(cold), "bare_min_ms": min(bare),
+                "run_min_ms": min(run),
+                "rss_kb": [int(x.split()[0]) for x in rss],
+                "rss_big_kb": [int(x.split()[0]) for x in rss_big],
+                "idle_ticks": idle, "hz": os.sysconf("SC_CLK_TCK"),
+                "load_end": os.getloadavg()[0],
+                "cmd": f"python3 scripts/bench/session.py {BIN} {WS}",
+            }, f, indent=1)
     print(f"warm execute 'pass' round trip: median {statistics.median(warm):.3f}"
           f" ms (min {min(warm):.3f}, p90 "
           f"{statistics.quantiles(warm, n=10)[-1]:.3f}), 1000 runs")

@@ -7,9 +7,9 @@
 set -u
 . "${PYSBX_TESTDIR:?}/lib.sh"
 REPORT=${PYSBX_ROOT:?}/scripts/bench/report.py
-echo "1..18"
+echo "1..21"
 if [[ ! -f $REPORT ]] || ! command -v python3 >/dev/null; then
-	for i in $(seq 18); do skip "report.py or python3 missing"; done
+	for i in $(seq 21); do skip "report.py or python3 missing"; done
 	exit 0
 fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-report.XXXXXX") || exit 111
@@ -62,6 +62,12 @@ for g, rows in groups.items():
 open(os.path.join(res, "sizes.txt"), "w").write("pysbx\t169712\npysbx-mount\t155336\n")
 open(os.path.join(res, "phases-pysbx.tsv"), "w").write("40\t0.700\t4.200\t0.080\t1.000\t6.000\n")
 open(os.path.join(res, "phases-bench_guard.tsv"), "w").write("40\t0.200\t3.100\t0.080\t1.200\t4.600\n")
+json.dump({"runs": 20, "warm_runs": 1000,
+           "warm_ms": {"median": 0.2, "min": 0.1, "p90": 0.3},
+           "cold_ms": 15.0, "bare_ms": 10.0, "run_ms": 13.0,
+           "rss_kb": [320, 320], "rss_big_kb": [320, 1196],
+           "idle_ticks": 0, "hz": 100, "load_end": 0.5},
+          open(os.path.join(res, "session.json"), "w"))
 open(os.path.join(res, "rss.txt"), "w").write(
     "guard\t1\tpysbx\t260\t260\t92\t168\npid1\t3\tpysbx-mount\t212\t212\t60\t152\n")
 PY
@@ -106,3 +112,14 @@ has "phases: pysbx against the floor with the steps' duties, span by span" \
 	"| pysbx − floor | | +0.500 | +1.100 | +0.000 | -0.200 | +1.400 |"
 has "a command that did not run is shown as such" \
 	"| 6 | never ran | did not run | |"
+has "the session section comes from session.py's results" \
+	"| cold first execute / bare python3 | 1.50× (15.00 vs 10.00 ms) | ≤ 1.3× | **missed** |"
+has "the session's floor and what it adds above pysbx run" \
+	"| session above \`pysbx run\` | +2.00 ms | | |"
+rm "$W/results/session.json"
+out=$(python3 "$REPORT" "$W" 2>&1)
+if [[ $? == 0 && $out != *"pysbx session"* ]]; then
+	ok "no session results: no session section"
+else
+	not_ok "no session results: no session section" "$out"
+fi

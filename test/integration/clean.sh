@@ -416,8 +416,11 @@ cat >"$T/fake/pysbx-mount" <<'EOF2'
 #!/bin/bash
 [[ $1 == --plan-fd && $3 == --report-fd ]] || exit 99
 pf=$2 rf=$4
-cat "/proc/self/fd/$pf" >"$5"
-case $6 in
+shift 4
+# The guard's scratch directory, when it made one (pysbx-mount checks it).
+[[ $1 == --scratch-id ]] && shift 2
+cat "/proc/self/fd/$pf" >"$1"
+case $2 in
 ok) echo '{"stage":"mount","event":"started","pid":4242}' >&"$rf"
     echo '{"stage":"target","status":2816,"exit":11,"signal":0}' >&"$rf"
     exit 11 ;;

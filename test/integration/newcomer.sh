@@ -311,6 +311,17 @@ timeout 90s kill-after 1500ms
 chmod 0644 "$T/shown.policy"
 run "$B/pysbx" policy check "$T/shown.policy"
 is "$rc" 0 "... and what it shows is a valid policy"
+p=$(pol units 'unshare user mount' 'tmpfs /tmp size=64M inodes=16K' \
+	'limit fsize 16777216' 'limit stack 2048K 8M' 'limit cpu 2m 120s' \
+	'limit rttime 500ms 2s' 'timeout 60m kill-after 2000ms')
+run "$B/pysbx" policy show "$p"
+same "policy show prints sizes and durations in the unit the policy wrote" \
+"tmpfs /tmp size=64M inodes=16K
+limit fsize 16777216 16777216
+limit stack 2048K 8M
+limit cpu 2m 120s
+limit rttime 500ms 2s
+timeout 60m kill-after 2000ms" "$(grep -E '^(tmpfs|limit|timeout)' "$T/out")"
 
 # The target's own failure is labelled as the target's, not a step's.
 p=$(pol target 'unshare user mount' "ro-bind $PYSBX_PROBE /probe")

@@ -223,6 +223,38 @@ ok(not my_procs("daemon-marker-1") and not workers(),
    my_procs("daemon-marker-1"), workers())
 
 
+def uid_procs():
+    """Pids of this uid but this process: exiting ones too (their
+    command line is gone once their memory is, their status is not)."""
+    out = set()
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or int(p) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{p}/status") as f:
+                uid = [ln.split()[1] for ln in f if ln.startswith("Uid:")][0]
+        except (OSError, IndexError):
+            continue
+        if int(uid) == os.getuid():
+            out.add(int(p))
+    return out
+
+
+# The same for a sandbox that is slow to die: a worker holding 300 MB
+# takes tens of ms to give its memory back after SIGKILL, long after the
+# guard (the host's only child until the kill) is gone. Only a host that
+# is the sandbox's subreaper waits for it before answering.
+before = uid_procs()
+h = session()
+r = h.execute("big = b'x' * (300 << 20)\nimport time\ntime.sleep(100)",
+              timeout=1)
+left = uid_procs() - before - {h.proc.pid}
+ok(r["status"] == "timeout" and not left,
+   "a worker slow to die (300 MB to free) is gone when its timeout is "
+   "answered", r["status"], sorted(left))
+h.close()
+
+
 def stopped():
     a = os.path.getsize(daemon) if os.path.exists(daemon) else -1
     time.sleep(0.4)
@@ -523,6 +555,69 @@ ok(r["status"] == "startup_failed" and "exit code 1" in r["message"],
 r = f.status()
 ok(r["ready"] is False, "after a failed start, status: not ready", r)
 f.close()
+
+# --- the precompiled worker ------------------------------------------------
+# The build compiles the shipped worker once (build/policies, installed
+# beside the policies); the session hands that code to python3, which runs
+# it only if it was compiled from the very source it is given (the hash in
+# the .pyc's header) by this interpreter (the magic number). An installed
+# layout in T/inst, with a .pyc whose code says "pyc" as the python
+# version: with the real source's hash it is run, with another's it is not.
+
+def make_pyc(path, header_src, code_src):
+    import importlib.util
+    import marshal
+    h = importlib.util.source_hash(header_src)
+    code = compile(code_src, "session_worker.py", "exec")
+    with open(path, "wb") as fo:
+        fo.write(importlib.util.MAGIC_NUMBER + b"\x01\0\0\0" + h +
+                 marshal.dumps(code))
+
+
+built = os.path.join(ROOT, "build", "policies", "session_worker.pyc")
+ok(os.path.isfile(built), "the build made the worker's .pyc", built)
+INST = os.path.join(T, "inst")
+os.makedirs(os.path.join(INST, "bin"))
+os.makedirs(os.path.join(INST, "share", "pysbx", "policies"))
+for prog in os.listdir(BIN):
+    subprocess.run(["cp", os.path.join(BIN, prog),
+                    os.path.join(INST, "bin", prog)], check=True)
+POL = os.path.join(INST, "share", "pysbx", "policies")
+for f in ("python.policy", "session_worker.py"):
+    subprocess.run(["cp", os.path.join(os.environ["PYSBX_POLICIES"], f),
+                    POL], check=True)
+with open(os.path.join(POL, "session_worker.py"), "rb") as fi:
+    real = fi.read()
+marked = real.replace(b"py=sys.version.split()[0].encode()", b'py=b"pyc"')
+ok(marked != real, "the worker's ready frame names the python version")
+
+
+def inst_python(pyc_header_src):
+    make_pyc(os.path.join(POL, "session_worker.pyc"), pyc_header_src,
+             marked)
+    s = Session(os.path.join(INST, "bin", "pysbx"), workspace=WS,
+                extra_args=["--scratch-parent", PARENT])
+    r = s.execute("6 * 7")
+    st = s.status()
+    s.close()
+    return r, st
+
+
+r, st = inst_python(real)
+ok(r["status"] == "ok" and r["value"] == "42" and st["python"] == "pyc",
+   "a .pyc of the shipped worker's source is what the worker runs", r, st)
+r, st = inst_python(marked)
+ok(r["status"] == "ok" and r["value"] == "42" and
+   st["python"] == sys.version.split()[0],
+   "a .pyc of another source is not run: the source is compiled", r, st)
+with open(os.path.join(POL, "session_worker.pyc"), "wb") as fo:
+    fo.write(b"\0" * 40)
+s = Session(os.path.join(INST, "bin", "pysbx"), workspace=WS,
+            extra_args=["--scratch-parent", PARENT])
+r = s.execute("6 * 7")
+ok(r["status"] == "ok" and r["value"] == "42",
+   "a .pyc that is not one (another interpreter's) is not run either", r)
+s.close()
 
 subprocess.run(["rm", "-rf", T])
 print(f"1..{n}")

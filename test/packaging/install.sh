@@ -23,8 +23,9 @@ out=$(DESTDIR=$D "$SRC/build.sh" install "$P" 2>&1)
 okrc $? "DESTDIR=... ./build.sh install /usr/local"
 want="pysbx pysbx-clean pysbx-exec pysbx-landlock pysbx-mount pysbx-seccomp"
 same "the six programs in PREFIX/bin" "$want" "$(cd "$I/bin" && echo *)"
-same "the shipped policies in PREFIX/share/pysbx/policies" \
-	"$(cd "$SRC/policies" && ls)" "$(cd "$I/share/pysbx/policies" && ls)"
+same "the shipped policies (and the worker's compiled code) in PREFIX/share/pysbx/policies" \
+	"$( (cd "$SRC/policies" && ls; echo session_worker.pyc) | sort)" \
+	"$(cd "$I/share/pysbx/policies" && ls)"
 same "man pages in man1 and man5" \
 	"pysbx-clean.1 pysbx-exec.1 pysbx-landlock.1 pysbx-mount.1 pysbx-seccomp.1 pysbx.1 pysbx.policy.5" \
 	"$(cd "$I/share/man" && echo man1/* man5/* | sed 's|man[15]/||g')"

@@ -35,6 +35,7 @@ layer=$(sed -n 's/.*"layers":\[{[^}]*"digest":"sha256:\([0-9a-f]*\)".*/\1/p' \
 files=$(tar -tzf "$L/blobs/sha256/$layer" | grep -v '/$' | sort | tr '\n' ' ')
 want="usr/local/bin/pysbx usr/local/bin/pysbx-clean usr/local/bin/pysbx-exec usr/local/bin/pysbx-landlock usr/local/bin/pysbx-mount usr/local/bin/pysbx-seccomp"
 for f in "$SRC"/policies/*; do want+=" usr/local/share/pysbx/policies/${f##*/}"; done
+want+=" usr/local/share/pysbx/policies/session_worker.pyc"
 same "the layer holds only the programs and the policies" \
 	"$(tr ' ' '\n' <<<"$want" | sort | tr '\n' ' ')" "$files"
 

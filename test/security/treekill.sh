@@ -8,9 +8,19 @@
 # here, with the machine's load). The kill is a race: 20 runs; each
 # survivor is named.
 #
-# The cgroup v2 path (freeze, then cgroup.kill) is not tested here: this
-# machine's /sys/fs/cgroup is a hybrid v1 hierarchy with no cgroup v2
-# delegated to the test uid, so this is the fallback's test.
+# The race itself, made deterministic: strace delays every getdents64 of
+# the guard (its /proc walk) by 200 ms on the way out, so that every
+# walker process the walk lists has exited by the time the guard reads
+# its state, while the walker's newest generation (born after the
+# listing) lives on. A guard that stopped after such a round (nothing
+# alive among what it listed) leaves the walker running every time.
+#
+# pysbx-test: cgroup
+# Run once more inside a cgroup v2 delegated to the test uid (test/run.sh,
+# PYSBX_CGROUP): there the sandbox gets a cgroup of its own and the tree
+# kill is cgroup.kill, shown by blocking the kill loop (strace makes
+# every kill(2) and pidfd_send_signal(2) of the guard fail); and in a
+# cgroup the caller cannot write (not delegated), the kill loop alone.
 set -u
 
 CLEAN=${PYSBX_BIN:?}/pysbx-clean
@@ -31,6 +41,67 @@ reap_walkers() {
 	done
 }
 trap 'reap_walkers; rm -rf "$T"' EXIT
+# The deterministic race of the top, under strace: three runs.
+slow_walk_race() {
+	local i f
+	slow_bad=()
+	for ((i = 0; i < 3; i++)); do
+		f=$T/slow.$i
+		strace -o /dev/null -e trace=getdents64 \
+			-e inject=getdents64:delay_exit=200000 \
+			"$CLEAN" -- "$WALKER" "$f" 1000000 1
+		walks "$f" && slow_bad+=("run $i: $(wc -l <"$f") generations, still walking")
+		reap_walkers
+	done
+}
+
+cgroup_tests() {
+	local CG=$PYSBX_CGROUP mnt own f
+	if [[ -z $CG ]]; then
+		echo "1..0 # SKIP no cgroup v2 to delegate to the test uid here"
+		return
+	fi
+	if ! strace -o /dev/null true 2>/dev/null; then
+		echo "1..0 # SKIP strace cannot trace here"
+		return
+	fi
+	echo "1..6"
+	mnt=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+	own=${CG#"$mnt"}
+	out=$("$CLEAN" -- /bin/sh -c 'echo $PPID; cat /proc/self/cgroup' 2>&1)
+	guard=$(head -1 <<<"$out")
+	is "$(grep '^0::' <<<"$out")" "0::$own/pysbx-$guard" \
+		"in a delegated cgroup v2 the sandbox gets one of its own (pysbx-GUARDPID)"
+	is "$(cd "$CG" && echo pysbx-*)" 'pysbx-*' "... removed when the run ends"
+	f=$T/blocked
+	strace -o /dev/null -e trace=kill,pidfd_send_signal \
+		-e inject=kill,pidfd_send_signal:error=EPERM \
+		"$CLEAN" -- "$WALKER" "$f" 1000000 1
+	if walks "$f"; then
+		not_ok "a fork walker dies by cgroup.kill when every kill(2) of the guard fails" \
+			"$(wc -l <"$f") generations, still walking"
+	else
+		ok "a fork walker dies by cgroup.kill when every kill(2) of the guard fails"
+	fi
+	reap_walkers
+	# Not delegated: a cgroup whose cgroup.procs the caller cannot
+	# write. The sandbox stays in it and the kill loop does the job.
+	mkdir "$CG/nodeleg"
+	# This shell itself moves there (the last tests: a subshell would
+	# be taken for a walker by reap_walkers).
+	echo "$$" >"$CG/nodeleg/cgroup.procs" && chmod 0444 "$CG/nodeleg/cgroup.procs"
+	out=$("$CLEAN" -- cat /proc/self/cgroup 2>&1)
+	is "$(grep '^0::' <<<"$out")" "0::$own/nodeleg" \
+		"in a cgroup that is not delegated the sandbox gets none"
+	slow_walk_race
+	if ((${#slow_bad[@]} == 0)); then
+		ok "... and the kill loop alone kills a fork walker (the deterministic race, 3 runs)"
+	else
+		not_ok "... and the kill loop alone kills a fork walker (the deterministic race, 3 runs)" "${slow_bad[@]}"
+	fi
+	is "$(cd "$CG/nodeleg" && echo pysbx-*)" 'pysbx-*' "... and no cgroup was made there"
+}
+
 # walks FILE: FILE (missing: empty) grows during a pause.
 walks() {
 	local a
@@ -40,7 +111,11 @@ walks() {
 }
 
 RUNS=20 GENS=20000 CHAINS=1
-echo "1..3"
+if [[ -v PYSBX_CGROUP ]]; then
+	cgroup_tests
+	exit 0
+fi
+echo "1..4"
 
 survived=() bad=()
 for ((i = 0; i < RUNS; i++)); do
@@ -70,3 +145,16 @@ f=$T/walk.timeout
 	"$WALKER" "$f" "$GENS"
 check "a fork walker started beside the target dies with the timeout" \
 	eval '! walks "$f"'
+
+# The deterministic race (see the top). The walker is the guard's target
+# and exits at once; its generations are the guard's to kill.
+if strace -o /dev/null true 2>/dev/null; then
+	slow_walk_race
+	if ((${#slow_bad[@]} == 0)); then
+		ok "a fork walker never survives a guard whose /proc walk is slow (3 runs)"
+	else
+		not_ok "a fork walker never survives a guard whose /proc walk is slow (3 runs)" "${slow_bad[@]}"
+	fi
+else
+	skip "strace cannot trace here (the deterministic walker race)"
+fi
