@@ -583,7 +583,7 @@ for prog in os.listdir(BIN):
     subprocess.run(["cp", os.path.join(BIN, prog),
                     os.path.join(INST, "bin", prog)], check=True)
 POL = os.path.join(INST, "share", "pysbx", "policies")
-for f in ("python.policy", "session_worker.py"):
+for f in ("python.policy", "network-none.inc", "session_worker.py"):
     subprocess.run(["cp", os.path.join(os.environ["PYSBX_POLICIES"], f),
                     POL], check=True)
 with open(os.path.join(POL, "session_worker.py"), "rb") as fi:
