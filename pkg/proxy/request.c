@@ -11,7 +11,7 @@
 
 #include "proxy/proxy.h"
 
-enum { ST_START, ST_HTTP, ST_SOCKS_REQ, ST_DONE };
+enum { ST_START, ST_HTTP, ST_SOCKS_REQ, ST_DONE, ST_FAILED };
 
 #define MAX_CONN_TOKENS 16
 
@@ -135,7 +135,7 @@ static enum px_res fail(struct px_req *r, int status, const char *reason)
 	snprintf(body, sizeof(body), "pysbx-proxy: %s\n", reason);
 	r->nreply = px_http_response(r->reply, sizeof(r->reply), status,
 				     body);
-	r->stage = ST_DONE;
+	r->stage = ST_FAILED;
 	return PX_ERROR;
 }
 
@@ -144,7 +144,7 @@ static enum px_res socks_fail(struct px_req *r, int rep, const char *reason)
 	r->socks_rep = rep;
 	r->reason = reason;
 	r->nreply = px_socks5_reply((unsigned char *)r->reply, rep);
-	r->stage = ST_DONE;
+	r->stage = ST_FAILED;
 	return PX_ERROR;
 }
 
@@ -167,7 +167,7 @@ static enum px_res socks(struct px_req *r, const unsigned char *b,
 			r->nreply = 2;
 			r->reason = "no acceptable SOCKS5 method (only no "
 				    "authentication)";
-			r->stage = ST_DONE;
+			r->stage = ST_FAILED;
 			return PX_ERROR;
 		}
 		r->reply[0] = 5;
@@ -593,8 +593,9 @@ enum px_res px_parse(struct px_req *r, const char *buf, size_t len,
 	const unsigned char *b = (const unsigned char *)buf;
 	long end;
 
-	if (r->stage == ST_DONE)
-		return r->nreply ? PX_ERROR : PX_DONE;
+	/* Called again after the end: the same answer. */
+	if (r->stage == ST_DONE || r->stage == ST_FAILED)
+		return r->stage == ST_DONE ? PX_DONE : PX_ERROR;
 	if (!len)
 		return PX_MORE;
 	if (r->stage == ST_SOCKS_REQ || (r->stage == ST_START && b[0] == 5))
@@ -602,7 +603,7 @@ enum px_res px_parse(struct px_req *r, const char *buf, size_t len,
 	if (r->stage == ST_START) {
 		if (b[0] == 4) {
 			r->reason = "SOCKS4 is not supported (use SOCKS5)";
-			r->stage = ST_DONE;
+			r->stage = ST_FAILED;
 			r->nreply = 0;
 			return PX_ERROR;
 		}

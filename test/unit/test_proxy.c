@@ -797,8 +797,11 @@ static void requests(void)
 		   "SOCKS5 empty domain: reply 1");
 		memset(&r, 0, sizeof(r));
 		ok(px_parse(&r, "\x04\x01\x00\x50\x7f\0\0\x01", 8, out,
-			    sizeof(out)) == PX_ERROR && !r.nreply,
-		   "SOCKS4: closed without a reply");
+			    sizeof(out)) == PX_ERROR && !r.nreply &&
+			   px_parse(&r, "\x04\x01", 2, out, sizeof(out)) ==
+				   PX_ERROR,
+		   "SOCKS4: closed without a reply (and called again: still "
+		   "an error)");
 	}
 
 	incremental("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443"
