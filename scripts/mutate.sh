@@ -776,6 +776,51 @@ __MUTATIONS__
 -	"socket arg1&0xf==2", "socket arg1&0xf==3", "socket arg1&0xf==4",
 +	"socket arg1&0xf==3", "socket arg1&0xf==4",
 
+@@ name: protect-pid1-dies-with-monitor
+@@ invariant: SECURITY Protected paths: a SIGKILL of the front door (or its process group) does not skip the check after the run (red-team F1)
+@@ file: pkg/mnt/sandbox.c
+@@ tests: integration/protect
+-	if (monitor_gone(sync_fd))
+-		_exit(EXIT_SYSCALL);
++	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || monitor_gone(sync_fd))
++		_exit(EXIT_SYSCALL);
+
+@@ name: guard-kills-pid1-after-grace
+@@ invariant: SECURITY Protected paths: the timeout's KILL ends the sandbox through pid 1, which still checks the tree (red-team F1)
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/protect
+-	if (s->phase < ENDING && s->o->wait_started && !s->reaped) {
++	if (0) {
+
+@@ name: protect-leftovers-kept
+@@ invariant: SECURITY Protected paths: a commondir or an unenabled config.worktree an earlier (killed) run left is moved aside at the start of every run (red-team F1)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-	git_leftovers(w, g);
++	if (0)
++		git_leftovers(w, g);
+
+@@ name: protect-new-repo-kept
+@@ invariant: SECURITY Protected paths: a repository made during the run (any depth) has its hooks and code-running config moved aside (red-team F2)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-	    (moved = git_defuse(w, real, 0)) <= 0)
++	    (moved = 0) <= 0)
+
+@@ name: protect-git-depth-bounded
+@@ invariant: SECURITY Protected paths: a .git is looked for at any depth, at start and after the run (red-team F2)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-		} else if ((level < w->p->op->inodes || w->p->git) &&
++		} else if ((level < w->p->op->inodes) &&
+
+@@ name: protect-new-module-kept
+@@ invariant: SECURITY Protected paths: a submodule git dir made during the run below a protected git dir is defused (red-team F2)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-		moved = git_defuse(w, sub, 0);
++		moved = 0;
+
 @@ name: proxy-deny-not-first
 @@ invariant: POLICY net-deny: a matching net-deny refuses a request whatever allows it (deny wins)
 @@ file: pkg/proxy/match.c

@@ -18,6 +18,7 @@
 
 #include "egress/egress.h"
 #include "guard/guard.h"
+#include "reaper/reaper.h"
 
 /* Signals passed on to the sandbox, once each, unless the caller had
  * them ignored (nohup, a non-interactive shell's background job): what
@@ -25,7 +26,12 @@
 static const int forwarded[] = { SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 #define NFWD (sizeof(forwarded) / sizeof(forwarded[0]))
 
-enum phase { RUNNING, STOPPING, KILLED };
+enum phase { RUNNING, STOPPING, ENDING, KILLED };
+
+/* How long pid 1 has, once asked to end the sandbox, to kill it and check
+ * the protected tree (a bounded scan) before the guard kills everything
+ * itself. */
+#define END_MS 5000
 
 struct sup {
 	const struct guard_opts *o;
@@ -93,8 +99,20 @@ static void stop(struct sup *s, bool timeout)
 	signal_sandbox(s, SIGCONT);
 }
 
+/* The grace is over (or TERM came twice). A sandbox of pysbx-mount is
+ * ended by its pid 1 (REAPER_END_SIG, through the monitor: SIGKILL to
+ * every process in it), which then checks the protected tree before it
+ * exits: a SIGKILL of pid 1 would skip that check (docs/MOUNT.md
+ * "protect"). The guard kills the whole tree itself when that has not
+ * happened END_MS later, or when asked once more. */
 static void kill_all(struct sup *s)
 {
+	if (s->phase < ENDING && s->o->wait_started && !s->reaped) {
+		s->phase = ENDING;
+		s->kill_at = now_ms() + END_MS;
+		kill(s->child, REAPER_END_SIG);
+		return;
+	}
 	s->phase = KILLED;
 	guard_cgroup_kill();
 	if (!s->reaped)
@@ -246,7 +264,7 @@ static void wait_once(struct sup *s)
 
 	if (s->phase == RUNNING && s->o->timeout_ms)
 		at = s->start + s->o->timeout_ms;
-	else if (s->phase == STOPPING)
+	else if (s->phase == STOPPING || s->phase == ENDING)
 		at = s->kill_at;
 	if (at)
 		now = now_ms();
