@@ -94,14 +94,17 @@ static int proxy_main(int plan_fd, int chan, int status_fd, pid_t guard)
 			dup3(nul, fd, O_CLOEXEC);
 	if (nul > 2)
 		close(nul);
-	/* The guard's mask blocks every signal it handles: the proxy takes
-	 * SIGTERM (the end of the run) from a signalfd, the rest stays
-	 * blocked (a terminal's SIGINT is the guard's to pass on). */
+	/* The guard's mask blocks every signal it handles; the rest stays
+	 * blocked here (a terminal's SIGINT is the guard's to pass on). A
+	 * SIGTERM (the end of the run) before the loop runs, when no
+	 * connection can exist yet, simply ends the proxy; from the loop on
+	 * it comes through a signalfd, so that open connections get their
+	 * records first. */
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, NULL);
-	c.sigfd = signalfd(-1, &term, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (c.sigfd < 0 || plan_init(&plan) < 0 ||
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
+	if (plan_init(&plan) < 0 ||
 	    plan_read_fd(&d, plan_fd, &plan, PARSE_SKIP_SECCOMP) < 0) {
 		if (!d.code)
 			diag_fail(&d, EXIT_SYSCALL, errno,
@@ -124,6 +127,10 @@ static int proxy_main(int plan_fd, int chan, int status_fd, pid_t guard)
 		diag_emit(&d);
 		return d.code;
 	}
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	c.sigfd = signalfd(-1, &term, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c.sigfd < 0)
+		return EXIT_SYSCALL;
 	return egress_loop(&c);
 }
 

@@ -156,26 +156,37 @@ static void proxy_died(int st)
 			  WEXITSTATUS(st));
 }
 
-/* The proxy's socketpair and the proxy: its end goes to the proxy, the
- * other to pysbx-mount (--proxy-fd), which sends the listener through
- * it; the guard keeps neither. */
-static int start_proxy(struct diag *d, struct sup *s, struct chain *c,
-		       pid_t self)
+/* The proxy's socketpair: one end goes to pysbx-mount (--proxy-fd), which
+ * sends the listener through it; the other, *keep, to the proxy, forked
+ * once the chain runs (start_proxy): its start then overlaps the
+ * sandbox's instead of delaying it, and the listener waits in the pair
+ * until the proxy reads it. The guard keeps neither end. */
+static int proxy_pair(struct diag *d, struct chain *c, int *keep)
 {
 	int sp[2];
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create the proxy's socketpair");
-	s->proxy = egress_start(d, c->plan_fd, sp[0], s->o->status_fd, self);
-	close(sp[0]);
-	if (s->proxy < 0) {
-		s->proxy = 0;
-		close(sp[1]);
-		return -1;
-	}
+	*keep = sp[0];
 	c->proxy_fd = sp[1];
 	return 0;
+}
+
+/* Fork the proxy with its end. If that fails, the end is closed all the
+ * same: pid 1's hand-over then fails (EPIPE) and the sandbox never runs
+ * without the proxy it asked for (pysbx-mount exits 111). */
+static void start_proxy(struct sup *s, const struct chain *c, int end,
+			pid_t self)
+{
+	struct diag d = DIAG_INIT(guard_prog, "clean");
+
+	s->proxy = egress_start(&d, c->plan_fd, end, s->o->status_fd, self);
+	close(end);
+	if (s->proxy < 0) {
+		s->proxy = 0;
+		diag_emit(&d);
+	}
 }
 
 static void on_signals(struct sup *s)
@@ -341,7 +352,7 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	bool clock = o->status_fd >= 0 || o->timeout_ms;
 	sigset_t set, old;
 	struct sigaction sa;
-	int rp[2];
+	int rp[2], proxy_end = -1;
 	pid_t self = getpid();
 
 	sup_init(&s, o);
@@ -388,7 +399,7 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	 * a deadline or wall_ms needs it. */
 	if (clock)
 		s.start = now_ms();
-	if (o->proxy && start_proxy(d, &s, c, self) < 0) {
+	if (o->proxy && proxy_pair(d, c, &proxy_end) < 0) {
 		if (rp[0] >= 0) {
 			close(rp[0]);
 			close(rp[1]);
@@ -417,11 +428,13 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		guard_cgroup_close();
 		if (rp[0] >= 0)
 			close(rp[0]);
-		if (s.proxy)
-			egress_stop(s.proxy, s.sfd);
+		if (proxy_end >= 0)
+			close(proxy_end);
 		close(s.sfd);
 		return -1;
 	}
+	if (proxy_end >= 0)
+		start_proxy(&s, c, proxy_end, self);
 	s.rfd = rp[0];
 	/* A step other than pysbx-mount runs in this very process: it has
 	 * started once it exists. */
