@@ -174,8 +174,9 @@ static int proxy_pair(struct diag *d, struct chain *c, int *keep)
 }
 
 /* Fork the proxy with its end. If that fails, the end is closed all the
- * same: pid 1's hand-over then fails (EPIPE) and the sandbox never runs
- * without the proxy it asked for (pysbx-mount exits 111). */
+ * same: the listener is closed with it (or pid 1's hand-over fails,
+ * EPIPE, and pysbx-mount exits 111), so the sandbox has no way out:
+ * never the host's network. */
 static void start_proxy(struct sup *s, const struct chain *c, int end,
 			pid_t self)
 {
@@ -185,7 +186,8 @@ static void start_proxy(struct sup *s, const struct chain *c, int end,
 	close(end);
 	if (s->proxy < 0) {
 		s->proxy = 0;
-		diag_emit(&d);
+		diag_warn(&d, "%s: %s; the sandbox has no network", d.msg,
+			  strerror(d.err));
 	}
 }
 
