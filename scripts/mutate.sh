@@ -1110,8 +1110,8 @@ __MUTATIONS__
 @@ invariant: GUARD tree kill (issue 18, point 4): in a delegated cgroup v2 the sandbox's own cgroup is killed with cgroup.kill, which no fork outruns
 @@ file: pkg/guard/cgroup.c
 @@ tests: security/treekill
--	if (write(fd, "1", 1) < 0) {
-+	if (0 && write(fd, "1", 1) < 0) {
+-		cg_write("cgroup.kill", "1");
++		(void)0;
 
 @@ name: show-largest-unit
 @@ invariant: POLICY policy show (issue 19): sizes and durations are printed in the unit the policy wrote
@@ -1119,3 +1119,10 @@ __MUTATIONS__
 @@ tests: integration/newcomer
 -	if (u >= UW_K && u <= UW_T && v &&
 +	if (0 && u >= UW_K && u <= UW_T && v &&
+
+@@ name: cgroup-kill-not-only-ours
+@@ invariant: GUARD tree kill: cgroup.kill is used only when every process in the frozen cgroup is a descendant of the guard (a process moved in from outside is not killed)
+@@ file: pkg/guard/cgroup.c
+@@ tests: security/treekill
+-	if (frozen() && only_ours())
++	if (frozen() && (only_ours() || 1))
