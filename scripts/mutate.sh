@@ -1120,6 +1120,13 @@ __MUTATIONS__
 -	if (u >= UW_K && u <= UW_T && v &&
 +	if (0 && u >= UW_K && u <= UW_T && v &&
 
+@@ name: protect-dirs-unbounded
+@@ invariant: SECURITY Protected paths: the any-depth .git search is bounded (100,000 directories) and fails closed: exit 111 at start, 111 and an "unchecked" record after the run
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-			if (++w->p->ndirs > DIRS_MAX)
++			if (0 && ++w->p->ndirs > DIRS_MAX)
+
 @@ name: cgroup-kill-not-only-ours
 @@ invariant: GUARD tree kill: cgroup.kill is used only when every process in the frozen cgroup is a descendant of the guard (a process moved in from outside is not killed)
 @@ file: pkg/guard/cgroup.c

@@ -13,9 +13,10 @@ GIT=/usr/bin/git
 if [[ ! -x $GIT ]]; then echo "1..0 # SKIP $GIT is missing"; exit 0; fi
 T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
-trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
+SHM=
+trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..48"
+echo "1..50"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -170,6 +171,23 @@ is "$(ls -A "$W/plain/.git" | grep -c pysbx-refused):$($GIT -C "$W/plain" config
 W=$T/r4p && newrepo "$W/a/b/c/d/e/old" && echo '[core]' >>"$W/a/b/c/d/e/old/.git/config" && c0=$(sum "$W/a/b/c/d/e/old/.git/config")
 sh_in "$W" '(echo "[core] fsmonitor = x" >> a/b/c/d/e/old/.git/config) 2>/dev/null && echo w:config; true'
 is "$out:$(sum "$W/a/b/c/d/e/old/.git/config")" ":$c0" "a repository deeper than the scan's depth that exists at start is protected (config read-only), and left as it is after the run"
+# The any-depth search is bounded: a run that makes more than 100,000
+# directories fails (its check could not finish), and the next one is
+# refused at its start. On a tmpfs: 100,000 directories on a disk take
+# minutes to remove.
+if SHM=$(mktemp -d /dev/shm/prot.XXXXXX 2>/dev/null); then
+W=$SHM/r4x && newrepo "$W"
+sh_in "$W" 'for i in $(seq 100 416); do mkdir -p big/d$i && (cd big/d$i && mkdir $(seq -f e%g 100 416)); done; echo made'
+[[ $rc == 111 && $out == *made* && $st == *'"what":"unchecked","path":"'"$W"'"'* && $out == *"$W holds more than 100000 directories"* ]] &&
+	ok "a run that makes more than 100,000 directories exits 111 and says its check after the run stopped (stderr and status record)" ||
+	not_ok "unchecked after the run" "rc $rc" "$out" "$st"
+sh_in "$W" 'echo ran'
+[[ $rc == 111 && $out != *ran* && $out == *"unable to protect $W: more than 100000 directories below it"*hint:* ]] &&
+	ok "... and the next run is refused at its start (exit 111, with a hint)" || not_ok "refused at start" "rc $rc" "$out"
+rm -rf "$SHM"
+else
+	skip "no /dev/shm to make 100,000 directories in" && skip "no /dev/shm"
+fi
 # A remote named in .git/remotes/ (config has no origin) at a bare repo the
 # sandbox made, with its own pre-receive hook: the host's push runs it.
 W=$T/r4b && newrepo "$W" && rm -rf "$W/.git/remotes" "$W/.git/branches"
