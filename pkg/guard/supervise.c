@@ -463,16 +463,18 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		status_started(o->status_fd, s.child);
 	while (!s.reaped)
 		wait_once(&s);
-	if (o->wait_started)
-		wait_pid1(&s);
-	if (clock)
-		res->wall_ms = now_ms() - s.start;
-	/* The sandbox is gone: the proxy writes the records of what was
-	 * still open and ends (it never keeps the run alive). */
+	/* The sandbox's first process is gone: the proxy writes the records
+	 * of what was still open and ends (it never keeps the run alive),
+	 * before the wait for pid 1, which waits until the guard has no
+	 * child left. */
 	if (s.proxy) {
 		egress_stop(s.proxy, s.sfd);
 		s.proxy = 0;
 	}
+	if (o->wait_started)
+		wait_pid1(&s);
+	if (clock)
+		res->wall_ms = now_ms() - s.start;
 	if (!s.childless)
 		kill_tree(s.child, s.sfd, s.child, &s.status, &s.reaped);
 	guard_cgroup_close();

@@ -95,7 +95,7 @@ print(eval(sys.argv[2]))' "$T/st" "$1" 2>&1
 }
 CURL=(curl -sS --max-time 20)
 
-echo "1..45"
+echo "1..46"
 
 # --- allowed, through CONNECT and plain HTTP ----------------------------
 
@@ -347,6 +347,9 @@ is "$(rec 'sorted(set((x["host"], x["verdict"]) for x in e))')" "[('pypi.test', 
 pol life "net-resolve ok.test=127.0.0.1" "net-allow ok.test"
 run life sh -c 'sleep 300 & exit 7'
 is "$rc" 7 "with the proxy, the guard exits with the target's code"
+# Not a speed check: the guard's wait for pid 1 after a killed monitor
+# (up to 5 s, until it has no child) must not wait for the proxy.
+is "$(rec 'ex["wall_ms"] < 4000')" True "... without waiting for the proxy as for a process of the sandbox"
 check "... and nothing of the run is left (the proxy neither)" no_others
 
 # The proxy's own confinement and fds, seen from the host.
