@@ -1071,6 +1071,15 @@ __MUTATIONS__
 -	if (frozen() && only_ours())
 +	if (frozen() && (only_ours() || 1))
 
+@@ name: guard-kills-pid1-after-monitor
+@@ invariant: SECURITY Protected paths: a SIGKILL of the monitor alone does not skip the check after the run (the guard gives pid 1 its time before the tree kill) (red-team F1)
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/protect
+-	if (o->wait_started)
+-		wait_pid1(&s);
++	if (0)
++		wait_pid1(&s);
+
 @@ name: session-worker-untrusted
 @@ invariant: DESIGN 8 (trust): the session worker, which runs with every session's workspace and /scratch, is refused when others can change it, like a policy
 @@ file: pkg/session/main.c

@@ -243,6 +243,25 @@ static void wait_once(struct sup *s)
 		on_report(s);
 }
 
+/* A monitor that died before pid 1 (killed) leaves pid 1, re-parented to
+ * the guard: it SIGKILLs the sandbox and checks the protected tree on its
+ * own (docs/MOUNT.md "protect"), and gets END_MS for that before the tree
+ * kill (or until TERM comes twice more). */
+static void wait_pid1(struct sup *s)
+{
+	uint64_t end = now_ms() + END_MS, now;
+
+	reap(s);
+	while (!s->childless && s->phase != KILLED && (now = now_ms()) < end) {
+		struct pollfd pfd = { s->sfd, POLLIN, 0 };
+		struct timespec ts = { (time_t)((end - now) / 1000),
+				       (long)((end - now) % 1000) * 1000000 };
+
+		if (ppoll(&pfd, 1, &ts, NULL) > 0)
+			on_signals(s);
+	}
+}
+
 static void result(struct sup *s, struct run_result *res)
 {
 	const struct report *r = &s->rep;
@@ -369,6 +388,8 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		status_started(o->status_fd, s.child);
 	while (!s.reaped)
 		wait_once(&s);
+	if (o->wait_started)
+		wait_pid1(&s);
 	if (clock)
 		res->wall_ms = now_ms() - s.start;
 	if (!s.childless)

@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..50"
+echo "1..51"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -99,9 +99,10 @@ printf "%s\n" "$EVIL" > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit 
 git config -f evil/config core.fsmonitor "sh -c \"echo fsmonitor >>'"$PWN"'\"; false" &&
 echo ../evil > .git/commondir &&'
 # killed WS HOW: agent-shell on WS plants a commondir, then is killed
-# (front: kill -9 of pysbx run; group: of its process group; timeout: the
-# target ignores TERM, so the timeout ends it with KILL); waits for every
-# process of the run to be gone.
+# (front: kill -9 of pysbx run; group: of its process group; monitor: of
+# pysbx-mount outside the namespaces; timeout: the target ignores TERM, so
+# the timeout ends it with KILL); waits for every process of the run to
+# be gone.
 killed() {
 	local ws=$1 how=$2 p t=10m body='exec sleep 1000'
 	[[ $how == timeout ]] && t=1s body='trap "" TERM; while :; do sleep 0.1; done'
@@ -113,11 +114,12 @@ $PLANT $body" >"$T/killed.out" 2>&1 &
 	case $how in
 	front) kill -9 "$p" ;;
 	group) kill -9 -- "-$p" ;;
+	monitor) kill -9 $(pgrep -P "$p" -x pysbx-mount) ;;
 	esac
 	wait "$p" 2>/dev/null
 	wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000|sleep 0.1" >/dev/null'
 }
-for how in front group timeout; do
+for how in front group monitor timeout; do
 	W=$T/r4k$how && newrepo "$W"
 	killed "$W" $how
 	is "$(host_commit "$W")" clean "a .git/commondir planted by a run that is then killed ($how): the host's git runs nothing the sandbox wrote"
