@@ -289,6 +289,7 @@ is "$rc:$(grep -c '^NoNewPrivs:.1' "$T/out")" "0:1" "landlock yes: the target ru
 PY_LL=$(pol pyll "$(cat "${PYSBX_POLICIES:-$here/policies}/python.policy")" 'landlock yes')
 PY_NO=$(pol pyno "$(cat "${PYSBX_POLICIES:-$here/policies}/python.policy")")
 mkdir -p "$T/pyws"
+cp "${PYSBX_POLICIES:-$here/policies}"/*.inc "$T/"	# python.policy's includes
 sess() {
 	python3 - "$1" "${PYSBX_ROOT:-$here}/scripts" "$BIN/pysbx" "$T/pyws" <<'PY' 2>&1
 import sys
