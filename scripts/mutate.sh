@@ -720,6 +720,51 @@ __MUTATIONS__
 -		return wt ? git_worktree(w, g, wt, nest) : 0;
 +		return 0;
 
+@@ name: protect-pid1-dies-with-monitor
+@@ invariant: SECURITY Protected paths: a SIGKILL of the front door (or its process group) does not skip the check after the run (red-team F1)
+@@ file: pkg/mnt/sandbox.c
+@@ tests: integration/protect
+-	if (monitor_gone(sync_fd))
+-		_exit(EXIT_SYSCALL);
++	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || monitor_gone(sync_fd))
++		_exit(EXIT_SYSCALL);
+
+@@ name: guard-kills-pid1-after-grace
+@@ invariant: SECURITY Protected paths: the timeout's KILL ends the sandbox through pid 1, which still checks the tree (red-team F1)
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/protect
+-	if (s->phase < ENDING && s->o->wait_started && !s->reaped) {
++	if (0) {
+
+@@ name: protect-leftovers-kept
+@@ invariant: SECURITY Protected paths: a commondir or an unenabled config.worktree an earlier (killed) run left is moved aside at the start of every run (red-team F1)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-	git_leftovers(w, g);
++	if (0)
++		git_leftovers(w, g);
+
+@@ name: protect-new-repo-kept
+@@ invariant: SECURITY Protected paths: a repository made during the run (any depth) has its hooks and code-running config moved aside (red-team F2)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-	    (moved = git_defuse(w, real, 0)) <= 0)
++	    (moved = 0) <= 0)
+
+@@ name: protect-git-depth-bounded
+@@ invariant: SECURITY Protected paths: a .git is looked for at any depth, at start and after the run (red-team F2)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-		} else if ((level < w->p->op->inodes || w->p->git) &&
++		} else if ((level < w->p->op->inodes) &&
+
+@@ name: protect-new-module-kept
+@@ invariant: SECURITY Protected paths: a submodule git dir made during the run below a protected git dir is defused (red-team F2)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-		moved = git_defuse(w, sub, 0);
++		moved = 0;
+
 @@ name: proxy-deny-not-first
 @@ invariant: POLICY net-deny: a matching net-deny refuses a request whatever allows it (deny wins)
 @@ file: pkg/proxy/match.c
@@ -1002,8 +1047,8 @@ __MUTATIONS__
 @@ invariant: GUARD tree kill (issue 18, point 4): in a delegated cgroup v2 the sandbox's own cgroup is killed with cgroup.kill, which no fork outruns
 @@ file: pkg/guard/cgroup.c
 @@ tests: security/treekill
--	if (write(fd, "1", 1) < 0) {
-+	if (0 && write(fd, "1", 1) < 0) {
+-		cg_write("cgroup.kill", "1");
++		(void)0;
 
 @@ name: show-largest-unit
 @@ invariant: POLICY policy show (issue 19): sizes and durations are printed in the unit the policy wrote
@@ -1011,3 +1056,33 @@ __MUTATIONS__
 @@ tests: integration/newcomer
 -	if (u >= UW_K && u <= UW_T && v &&
 +	if (0 && u >= UW_K && u <= UW_T && v &&
+
+@@ name: protect-dirs-unbounded
+@@ invariant: SECURITY Protected paths: the any-depth .git search is bounded (100,000 directories) and fails closed: exit 111 at start, 111 and an "unchecked" record after the run
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-			if (++w->p->ndirs > DIRS_MAX)
++			if (0 && ++w->p->ndirs > DIRS_MAX)
+
+@@ name: cgroup-kill-not-only-ours
+@@ invariant: GUARD tree kill: cgroup.kill is used only when every process in the frozen cgroup is a descendant of the guard (a process moved in from outside is not killed)
+@@ file: pkg/guard/cgroup.c
+@@ tests: security/treekill
+-	if (frozen() && only_ours())
++	if (frozen() && (only_ours() || 1))
+
+@@ name: guard-kills-pid1-after-monitor
+@@ invariant: SECURITY Protected paths: a SIGKILL of the monitor alone does not skip the check after the run (the guard gives pid 1 its time before the tree kill) (red-team F1)
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/protect
+-	if (o->wait_started)
+-		wait_pid1(&s);
++	if (0)
++		wait_pid1(&s);
+
+@@ name: session-worker-untrusted
+@@ invariant: DESIGN 8 (trust): the session worker, which runs with every session's workspace and /scratch, is refused when others can change it, like a policy
+@@ file: pkg/session/main.c
+@@ tests: integration/session
+-	if (!s.allow_untrusted && trust_path(&d, worker, "session worker") < 0)
++	if (0 && trust_path(&d, worker, "session worker") < 0)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -144,21 +145,105 @@ int guard_cgroup_procs(void)
 	return cg_procs;
 }
 
-void guard_cgroup_kill(void)
+static int cg_write(const char *file, const char *val)
 {
 	char path[64];
-	int fd;
+	int fd, r;
 
-	if (cg_parent < 0)
-		return;
-	snprintf(path, sizeof(path), "%s/cgroup.kill", cg_name);
+	snprintf(path, sizeof(path), "%s/%s", cg_name, file);
 	fd = openat(cg_parent, path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	if (write(fd, "1", 1) < 0) {
-		/* Nothing: the kill loop that follows does the job. */
-	}
+		return -1;
+	r = write(fd, val, strlen(val)) < 0 ? -1 : 0;
 	close(fd);
+	return r;
+}
+
+static ssize_t cg_read(const char *file, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/%s", cg_name, file);
+	return file_read_at(cg_parent, path, buf, len);
+}
+
+/* Frozen within about 50 ms? (A task in uninterruptible sleep delays
+ * it; then the loops alone do the kill.) */
+static bool frozen(void)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	char buf[256];
+
+	for (int i = 0; i < 50; i++) {
+		ssize_t n = cg_read("cgroup.events", buf, sizeof(buf) - 1);
+
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		if (strstr(buf, "frozen 1"))
+			return true;
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
+/* Is pid a descendant of the guard (its parent chain leads here)? */
+static bool descendant(pid_t pid)
+{
+	pid_t self = getpid();
+
+	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
+		char path[32], buf[512], *s;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (file_read_at(AT_FDCWD, path, buf, sizeof(buf) - 1) <= 0)
+			return false;
+		buf[sizeof(buf) - 1] = '\0';
+		s = strrchr(buf, ')');
+		if (!s || sscanf(s + 2, "%*c %d", &pid) != 1)
+			return false;
+		if (pid == self)
+			return true;
+	}
+	return false;
+}
+
+/* Every process in the cgroup is ours to kill: the sandbox's own. One
+ * that is not was moved in (by a sandbox that can write the caller's
+ * cgroup files): then cgroup.kill is not used, and the loops kill only
+ * the guard's descendants. */
+static bool only_ours(void)
+{
+	char buf[4096], *s, *end;
+	ssize_t n = cg_read("cgroup.procs", buf, sizeof(buf) - 1);
+
+	if (n < 0 || n == (ssize_t)sizeof(buf) - 1)
+		return false;
+	buf[n] = '\0';
+	for (s = buf; *s; s = end) {
+		long pid = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (!descendant((pid_t)pid))
+			return false;
+	}
+	return true;
+}
+
+void guard_cgroup_kill(void)
+{
+	if (cg_parent < 0)
+		return;
+	/* Frozen, the sandbox can neither fork nor move a process in or
+	 * out while the guard checks what the cgroup holds. */
+	if (cg_write("cgroup.freeze", "1") < 0)
+		return;
+	if (frozen() && only_ours())
+		cg_write("cgroup.kill", "1");
+	/* Killed tasks exit even while frozen; the rest (none of ours, or
+	 * all of them when the kill was not made) run on for the loops. */
+	cg_write("cgroup.freeze", "0");
 }
 
 void guard_cgroup_close(void)

@@ -299,6 +299,10 @@ int guard_mode(struct diag *d, struct chain *c, struct guard_opts *o,
 	mode_needs(p, &o->needs);
 	if (p->ll_only == LL_ONLY_DENY)
 		return 0;
+	/* A plan without namespaces: nothing can be refused (pysbx-mount
+	 * only execs the next step). */
+	if (p->ll_only == LL_ONLY_ALLOW && !p->ns)
+		return 0;
 	if (p->ll_only == LL_ONLY_ALWAYS) {
 		snprintf(o->mode_why, sizeof(o->mode_why),
 			 "the policy says 'landlock-only always' (%s:%u)",

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "guard/guard.h"
+#include "reaper/reaper.h"
 
 /* Signals passed on to the sandbox, once each, unless the caller had
  * them ignored (nohup, a non-interactive shell's background job): what
@@ -23,7 +24,12 @@
 static const int forwarded[] = { SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 #define NFWD (sizeof(forwarded) / sizeof(forwarded[0]))
 
-enum phase { RUNNING, STOPPING, KILLED };
+enum phase { RUNNING, STOPPING, ENDING, KILLED };
+
+/* How long pid 1 has, once asked to end the sandbox, to kill it and check
+ * the protected tree (a bounded scan) before the guard kills everything
+ * itself. */
+#define END_MS 5000
 
 struct sup {
 	const struct guard_opts *o;
@@ -89,8 +95,20 @@ static void stop(struct sup *s, bool timeout)
 	signal_sandbox(s, SIGCONT);
 }
 
+/* The grace is over (or TERM came twice). A sandbox of pysbx-mount is
+ * ended by its pid 1 (REAPER_END_SIG, through the monitor: SIGKILL to
+ * every process in it), which then checks the protected tree before it
+ * exits: a SIGKILL of pid 1 would skip that check (docs/MOUNT.md
+ * "protect"). The guard kills the whole tree itself when that has not
+ * happened END_MS later, or when asked once more. */
 static void kill_all(struct sup *s)
 {
+	if (s->phase < ENDING && s->o->wait_started && !s->reaped) {
+		s->phase = ENDING;
+		s->kill_at = now_ms() + END_MS;
+		kill(s->child, REAPER_END_SIG);
+		return;
+	}
 	s->phase = KILLED;
 	guard_cgroup_kill();
 	if (!s->reaped)
@@ -200,7 +218,7 @@ static void wait_once(struct sup *s)
 
 	if (s->phase == RUNNING && s->o->timeout_ms)
 		at = s->start + s->o->timeout_ms;
-	else if (s->phase == STOPPING)
+	else if (s->phase == STOPPING || s->phase == ENDING)
 		at = s->kill_at;
 	if (at)
 		now = now_ms();
@@ -223,6 +241,25 @@ static void wait_once(struct sup *s)
 		on_signals(s);
 	if (rfd >= 0 && pfd[1].revents)
 		on_report(s);
+}
+
+/* A monitor that died before pid 1 (killed) leaves pid 1, re-parented to
+ * the guard: it SIGKILLs the sandbox and checks the protected tree on its
+ * own (docs/MOUNT.md "protect"), and gets END_MS for that before the tree
+ * kill (or until TERM comes twice more). */
+static void wait_pid1(struct sup *s)
+{
+	uint64_t end = now_ms() + END_MS, now;
+
+	reap(s);
+	while (!s->childless && s->phase != KILLED && (now = now_ms()) < end) {
+		struct pollfd pfd = { s->sfd, POLLIN, 0 };
+		struct timespec ts = { (time_t)((end - now) / 1000),
+				       (long)((end - now) % 1000) * 1000000 };
+
+		if (ppoll(&pfd, 1, &ts, NULL) > 0)
+			on_signals(s);
+	}
 }
 
 static void result(struct sup *s, struct run_result *res)
@@ -351,6 +388,8 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		status_started(o->status_fd, s.child);
 	while (!s.reaped)
 		wait_once(&s);
+	if (o->wait_started)
+		wait_pid1(&s);
 	if (clock)
 		res->wall_ms = now_ms() - s.start;
 	if (!s.childless)

@@ -113,10 +113,11 @@ int mnt_pseudo_mask(struct diag *d, struct mnt_build *b,
  * directory (docs/MOUNT.md "protect"). */
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op);
 /* In pid 1 after the run, once every other process is gone: report (and
- * for git redirections, rename aside) what was made under a protected
- * name during the run; with a failed target (code != 0), say which paths
- * the sandbox kept read-only. */
-void mnt_protect_check(struct diag *d, int code);
+ * for git redirections and new repositories, rename aside) what was made
+ * under a protected name during the run; with a failed target (code !=
+ * 0), say which paths the sandbox kept read-only. Returns code, or 111
+ * when it was 0 and the tree was too large to check completely. */
+int mnt_protect_check(struct diag *d, int code);
 
 
 /* root.c: the whole filesystem view; returns an fd of the host procfs

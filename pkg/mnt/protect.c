@@ -46,6 +46,8 @@
 #define GIT_NEST 8		/* gitdir/commondir/modules levels followed */
 #define CONFIG_MAX (256 << 10)
 #define INCLUDE_DEPTH 10	/* git's own bound on nested config includes */
+#define DIRS_MAX 100000	/* directories a scan opens: a .git is looked
+				 * for at any depth; fail closed above */
 #define INCLUDE_MAX 64		/* config files read per worktree of a git
 				 * dir: a fan-out of includes must not hang
 				 * the start; fail closed above */
@@ -89,6 +91,11 @@ struct prot {
 	struct seen *s;
 	size_t ns, caps;
 	size_t nro;
+	bool git;		/* .git matches: looked for at any depth */
+	size_t ndirs;		/* directories opened by the current scan */
+	bool unchecked;		/* the check after the run hit DIRS_MAX */
+	char **defused;		/* git dirs made harmless after the run */
+	size_t ndef, capdef;
 	int ifd;		/* inotify: lock files made next to them */
 	char **wrel;		/* the watched directory of each wd - 1 */
 	size_t nw;
@@ -242,7 +249,8 @@ static void report(struct walk *w, const char *what, const char *rel,
 	va_list ap;
 	int n;
 
-	snprintf(path, sizeof(path), "%s/%s", w->p->op->dst, rel);
+	snprintf(path, sizeof(path), "%s%s%s", w->p->op->dst, *rel ? "/" : "",
+		 rel);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -884,6 +892,112 @@ static int git_worktree(struct walk *w, const char *g, const char *wt,
 	return 0;
 }
 
+/* Rename rel to rel.pysbx-refused-TIME and report it (why: how it got
+ * there). */
+static void move_aside(struct walk *w, const char *rel, const char *why)
+{
+	char aside[PLAN_MAX_PATH + 64];
+
+	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
+		 (long)time(NULL));
+	if (renameat(w->rootfd, rel, w->rootfd, aside) == 0)
+		report(w, "moved", rel, "%s and would redirect git on the "
+		       "host: moved to %s", why, base_of(aside));
+	else
+		report(w, "created", rel, "%s and would redirect git on the "
+		       "host; it could not be moved aside (%s): remove it",
+		       why, strerror(errno));
+}
+
+/* Is key (lower case) of section sect set to true in config file rel?
+ * Only the file itself, as git reads a repository's extensions. */
+static bool config_true(struct walk *w, const char *rel, const char *sect,
+			const char *key)
+{
+	char s[64] = "", *buf = malloc(CONFIG_MAX), *line, *next;
+	bool on = false;
+
+	if (!buf || read_rel(w, rel, buf, CONFIG_MAX) < 0) {
+		free(buf);
+		return false;
+	}
+	for (line = buf; line; line = next) {
+		char *eq;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		trim(&line);
+		if (line[0] == '[') {
+			size_t n = strcspn(line + 1, " \t\"]");
+
+			snprintf(s, sizeof(s), "%.*s", (int)n, line + 1);
+			line = strchr(line, ']');
+			if (!line++)
+				continue;
+			trim(&line);
+		}
+		if (strcasecmp(s, sect) || !*line)
+			continue;
+		if ((eq = strchr(line, '=')))
+			*eq = '\0';
+		trim(&line);
+		if (strcasecmp(line, key))
+			continue;
+		if (!eq) {
+			on = true;	/* a bare key is true */
+			continue;
+		}
+		line = eq + 1;
+		config_value(line);
+		on = !strcasecmp(line, "true") || !strcasecmp(line, "yes") ||
+		     !strcasecmp(line, "on") || !strcmp(line, "1");
+	}
+	free(buf);
+	return on;
+}
+
+/* What an earlier run may have left that git never makes, refused at
+ * the start of every run (a run killed before its own check could not
+ * move it aside): a commondir in a git dir that is not a linked
+ * worktree's (worktrees/NAME), and a config.worktree that the
+ * repository's config does not enable (a later extensions.worktreeConfig
+ * would make the host's git read it). */
+static void git_leftovers(struct walk *w, const char *g)
+{
+	char rel[PLAN_MAX_PATH + 16], dir[PLAN_MAX_PATH + 1],
+		cfg[PLAN_MAX_PATH + 16], buf[PLAN_MAX_PATH + 1];
+	bool linked;
+	struct stat st;
+
+	dir_of(g, dir, sizeof(dir));
+	linked = !strcmp(base_of(dir), "worktrees");
+	snprintf(rel, sizeof(rel), "%s/commondir", g);
+	if (!linked && lstat_rel(w, rel, &st) == 0)
+		move_aside(w, rel, "is a commondir in a git dir that is not a "
+			   "linked worktree's (left by an earlier run?)");
+	snprintf(rel, sizeof(rel), "%s/config.worktree", g);
+	if (lstat_rel(w, rel, &st) < 0)
+		return;
+	/* The repository's config: the commondir's for a linked worktree. */
+	snprintf(cfg, sizeof(cfg), "%s/config", g);
+	if (linked) {
+		char *c = buf, cd[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
+
+		snprintf(cfg, sizeof(cfg), "%s/commondir", g);
+		if (read_rel(w, cfg, buf, sizeof(buf)) <= 0)
+			return;
+		trim(&c);
+		if (!below_dir(w, g, c, cd, sizeof(cd)) ||
+		    resolve(w->rootfd, w->p->op->dst, cd, real,
+			    sizeof(real)) < 0)
+			return;	/* out of DIR: config.worktree stays RO */
+		snprintf(cfg, sizeof(cfg), "%s/config", real);
+	}
+	if (!config_true(w, cfg, "extensions", "worktreeconfig"))
+		move_aside(w, rel, "is a config.worktree that the repository's "
+			   "config does not enable (left by an earlier run?)");
+}
+
 /* g: a git dir below DIR; wt: a worktree using it (NULL: not known). */
 static int git_dir(struct walk *w, const char *g, const char *wt,
 		   unsigned nest)
@@ -897,6 +1011,7 @@ static int git_dir(struct walk *w, const char *g, const char *wt,
 		return wt ? git_worktree(w, g, wt, nest) : 0;
 	if (lstat_rel(w, g, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
+	git_leftovers(w, g);
 	if (pin(w, g, &st) < 0)
 		return -1;
 	for (size_t i = 0; git_ro[i]; i++) {
@@ -974,10 +1089,16 @@ static int on_match(struct walk *w, const char *rel, const struct stat *st)
 	return protect_path(w, rel);
 }
 
+static void git_new(struct walk *w, const char *rel, const struct stat *st);
+
 /* A match found by the check after the run. */
 static int on_match_after(struct walk *w, const char *rel,
 			  const struct stat *st)
 {
+	if (!strcmp(base_of(rel), ".git") && !was_seen(w->p, rel, S_MATCH, st)) {
+		git_new(w, rel, st);
+		return 0;
+	}
 	if (!was_seen(w->p, rel, S_MATCH, st))
 		report(w, "created", rel, "%s during the run under a "
 		       "protected name: review it before trusting it",
@@ -985,6 +1106,25 @@ static int on_match_after(struct walk *w, const char *rel,
 		       was_seen(w->p, rel, -1, NULL) ? "was replaced" :
 						       "was created");
 	return 0;
+}
+
+/* More than DIRS_MAX directories: at start the run is refused; after
+ * it, what was not reached is said to be unchecked (and the run fails,
+ * mnt_protect_check). */
+static int too_many_dirs(struct walk *w)
+{
+	if (w->post) {
+		w->p->unchecked = true;
+		return -1;
+	}
+	diag_fail(w->d, EXIT_SYSCALL, 0,
+		  "unable to protect %s: more than %d directories below it "
+		  "(a repository is looked for at any depth) (at %s:%u)",
+		  w->p->op->dst, DIRS_MAX, w->p->op->pos.file,
+		  w->p->op->pos.line);
+	diag_hint(w->d, "protect a smaller directory (the project, not "
+		  "the whole home)");
+	return -1;
 }
 
 static int scan_dir(struct walk *w, int fd, char *rel, size_t len,
@@ -1011,20 +1151,28 @@ static int scan_dir(struct walk *w, int fd, char *rel, size_t len,
 		if (len)
 			rel[len] = '/';
 		memcpy(rel + len + !!len, de->d_name, n + 1);
-		if (matches(w->p, rel)) {
+		/* Below the depth, only a .git is looked for: a repository
+		 * at any depth runs its config and hooks for the host's git
+		 * (through a gitlink, or in a shell that cd's there). */
+		if (level <= w->p->op->inodes ? matches(w->p, rel) :
+		    !strcmp(de->d_name, ".git") && matches(w->p, rel)) {
 			if (fstatat(dirfd(dir), de->d_name, &st,
 				    AT_SYMLINK_NOFOLLOW) == 0)
 				r = w->post ? on_match_after(w, rel, &st)
 					    : on_match(w, rel, &st);
-		} else if (level < w->p->op->inodes &&
+		} else if ((level < w->p->op->inodes || w->p->git) &&
 			   (t == DT_DIR || t == DT_UNKNOWN)) {
 			/* Only directories are opened: the scan costs a
 			 * readdir per directory and a syscall per match. */
-			int c = sys_openat2(dirfd(dir), de->d_name,
-					    O_RDONLY | O_DIRECTORY |
-						    O_NOFOLLOW | O_CLOEXEC,
-					    0, MNT_RESOLVE);
+			int c = -1;
 
+			if (++w->p->ndirs > DIRS_MAX)
+				r = too_many_dirs(w);
+			else
+				c = sys_openat2(dirfd(dir), de->d_name,
+						O_RDONLY | O_DIRECTORY |
+							O_NOFOLLOW | O_CLOEXEC,
+						0, MNT_RESOLVE);
 			if (c >= 0)
 				r = scan_dir(w, c, rel, len + (len ? 1 : 0) + n,
 					     level + 1);
@@ -1040,6 +1188,9 @@ static int scan(struct walk *w)
 	char rel[PLAN_MAX_PATH + 1] = "";
 	int fd = sys_openat2(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			     0, MNT_RESOLVE);
+
+	w->p->ndirs = 0;
+	w->p->git = matches(w->p, ".git");
 
 	if (fd < 0)
 		return w->post ? 0 : mnt_op_fail(w->d, w->p->op, errno, NULL, "");
@@ -1248,11 +1399,281 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 
 /* --- after the run ------------------------------------------------------------ */
 
+/* The keys a repository's config keeps when the sandbox made it: they
+ * describe the repository (format, worktree, author) and run nothing.
+ * Everything else (core.fsmonitor, core.hooksPath, core.sshCommand,
+ * aliases, filters, remotes, includes...) stays in the file moved aside. */
+static bool config_kept(const char *sect, const char *key)
+{
+	static const char *const keep[] = {
+		"core.repositoryformatversion", "core.filemode", "core.bare",
+		"core.logallrefupdates", "core.ignorecase",
+		"core.precomposeunicode", "core.symlinks", "core.worktree",
+		"extensions.objectformat", "extensions.refstorage",
+		"user.name", "user.email", NULL
+	};
+	char k[160];
+
+	snprintf(k, sizeof(k), "%s.%s", sect, key);
+	for (size_t i = 0; keep[i]; i++)
+		if (!strcasecmp(k, keep[i]))
+			return true;
+	return false;
+}
+
+/* The kept keys of config file rel (config_kept) as a config git reads,
+ * each value quoted, in out (CONFIG_MAX bytes), its length in *n: true
+ * when that is all the file holds (it then stays as it is). A bare key,
+ * a subsection, a value with a quote, a backslash (a continued line) or
+ * a newline is never kept. */
+static bool config_filter(struct walk *w, const char *rel, char *out,
+			  size_t *n)
+{
+	char sect[64] = "", last[64] = "", *buf = malloc(CONFIG_MAX), *line,
+	     *next;
+	bool sub = false, all = true;
+
+	*n = 0;
+	if (!buf || read_rel(w, rel, buf, CONFIG_MAX) < 0) {
+		free(buf);
+		return false;
+	}
+	for (line = buf; line; line = next) {
+		char *eq, *key;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		trim(&line);
+		if (line[0] == '[') {
+			size_t l = strcspn(line + 1, " \t\"].");
+
+			snprintf(sect, sizeof(sect), "%.*s", (int)l, line + 1);
+			sub = line[1 + l] != ']';	/* [remote "x"], [a.b] */
+			line = strchr(line, ']');
+			if (!line++) {
+				all = false;
+				continue;
+			}
+			trim(&line);
+		}
+		if (!*line || *line == '#' || *line == ';')
+			continue;
+		if (sub || !(eq = strchr(line, '='))) {
+			all = false;
+			continue;
+		}
+		*eq = '\0';
+		key = line;
+		trim(&key);
+		line = eq + 1;
+		config_value(line);
+		if (!config_kept(sect, key) || strpbrk(line, "\"\\\n") ||
+		    *n + strlen(sect) + strlen(key) + strlen(line) + 16 >
+			    CONFIG_MAX) {
+			all = false;
+			continue;
+		}
+		if (strcmp(last, sect)) {
+			*n += (size_t)sprintf(out + *n, "[%s]\n", sect);
+			snprintf(last, sizeof(last), "%s", sect);
+		}
+		*n += (size_t)sprintf(out + *n, "\t%s = \"%s\"\n", key, line);
+	}
+	free(buf);
+	return all;
+}
+
+/* Rename rel aside (silently: the caller reports once). */
+static bool rename_aside(struct walk *w, const char *rel)
+{
+	char aside[PLAN_MAX_PATH + 64];
+	struct stat st;
+
+	if (lstat_rel(w, rel, &st) < 0)
+		return false;
+	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
+		 (long)time(NULL));
+	return renameat(w->rootfd, rel, w->rootfd, aside) == 0;
+}
+
+/* Does rel hold what git would take from it: a directory with an entry
+ * (hooks: one not named *.sample, which git never runs), or anything
+ * else that is there? */
+static bool holds_any(struct walk *w, const char *rel, bool hooks)
+{
+	struct dirent *de;
+	bool any = false;
+	DIR *dir;
+	int fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY |
+				     O_NOFOLLOW | O_CLOEXEC, 0, MNT_RESOLVE);
+
+	if (fd < 0)
+		return errno != ENOENT;
+	if (!(dir = fdopendir(fd))) {
+		close(fd);
+		return true;
+	}
+	while (!any && (de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+
+		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		      (!hooks || l < 7 || strcmp(de->d_name + l - 7, ".sample"));
+	}
+	closedir(dir);
+	return any;
+}
+
+static int git_defuse(struct walk *w, const char *g, unsigned nest);
+
+/* Every git dir below rel (modules/ nests: modules/a/b/sub). */
+static int defuse_below(struct walk *w, const char *rel, unsigned nest,
+			unsigned lvl)
+{
+	char sub[PLAN_MAX_PATH + 1];
+	struct dirent *de;
+	int fd, moved = 0;
+	DIR *dir;
+
+	if (lvl > 32)
+		return 0;
+	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+			 MNT_RESOLVE);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(dir))) {
+		struct stat st;
+		int r;
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(sub) ||
+		    lstat_rel(w, sub, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		r = is_repo(w, sub) ? git_defuse(w, sub, nest + 1) :
+				      defuse_below(w, sub, nest, lvl + 1);
+		moved += r > 0 ? r : 0;
+	}
+	closedir(dir);
+	return moved;
+}
+
+/* Git dir g, made during the run (or reached only through a .git made
+ * during it): what the host's git would run from it is moved aside --
+ * hooks (but samples), config.worktree, remotes, branches, a commondir
+ * leading anywhere but a git dir protected at start, and a config with
+ * any key but the repository's format settings (config_kept), which
+ * gets a config of those settings in its place, so the repository stays
+ * usable. The same for the git dirs below its modules/ and worktrees/.
+ * Returns how many names were moved, -1 when g was done before. */
+static int git_defuse(struct walk *w, const char *g, unsigned nest)
+{
+	static const char *const names[] = { "hooks", "config.worktree",
+					     "remotes", "branches", NULL };
+	char rel[PLAN_MAX_PATH + 1], buf[PLAN_MAX_PATH + 1],
+		cd[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
+	struct prot *p = w->p;
+	char *c = buf, *out;
+	int moved = 0;
+	size_t n;
+
+	for (size_t i = 0; i < p->ndef; i++)
+		if (!strcmp(p->defused[i], g))
+			return -1;
+	if (nest > GIT_NEST || grow((void **)&p->defused, &p->capdef, p->ndef,
+				    sizeof(*p->defused), 8, SEEN_MAX) < 0 ||
+	    !(p->defused[p->ndef] = strdup(g)))
+		return 0;
+	p->ndef++;
+	snprintf(rel, sizeof(rel), "%s/config", g);
+	out = malloc(CONFIG_MAX);
+	if (out && lstat_rel(w, rel, &(struct stat){ 0 }) == 0 &&
+	    !config_filter(w, rel, out, &n) && rename_aside(w, rel)) {
+		int fd = n ? sys_openat2(w->rootfd, rel, O_WRONLY | O_CREAT |
+						 O_EXCL | O_NOFOLLOW |
+						 O_CLOEXEC, 0644, MNT_RESOLVE) :
+			     -1;
+
+		if (fd >= 0) {
+			if (write(fd, out, n) != (ssize_t)n) {
+				/* short: git reads what is there */
+			}
+			close(fd);
+		}
+		moved++;
+	}
+	free(out);
+	for (size_t i = 0; names[i]; i++) {
+		snprintf(rel, sizeof(rel), "%s/%s", g, names[i]);
+		if (holds_any(w, rel, i == 0) && rename_aside(w, rel))
+			moved++;
+	}
+	snprintf(rel, sizeof(rel), "%s/commondir", g);
+	if (read_rel(w, rel, buf, sizeof(buf)) >= 0) {
+		trim(&c);
+		if ((!below_dir(w, g, c, cd, sizeof(cd)) ||
+		     resolve(w->rootfd, p->op->dst, cd, real, sizeof(real)) < 0 ||
+		     !is_gitdir(p, real)) && rename_aside(w, rel))
+			moved++;
+	}
+	snprintf(rel, sizeof(rel), "%s/modules", g);
+	moved += defuse_below(w, rel, nest, 0);
+	snprintf(rel, sizeof(rel), "%s/worktrees", g);
+	return moved + defuse_below(w, rel, nest, 0);
+}
+
+/* A .git made during the run (a directory, a symlink, a gitdir: file):
+ * the git dir it leads to is defused unless it was protected at start. */
+static void git_new(struct walk *w, const char *rel, const struct stat *st)
+{
+	char wt[PLAN_MAX_PATH + 1], buf[PLAN_MAX_PATH + 16],
+		g[PLAN_MAX_PATH + 1], real[PLAN_MAX_PATH + 1];
+	char *c = buf;
+	int moved;
+
+	dir_of(rel, wt, sizeof(wt));
+	if (S_ISDIR(st->st_mode)) {
+		snprintf(real, sizeof(real), "%s", rel);
+	} else if (S_ISLNK(st->st_mode)) {
+		if (resolve(w->rootfd, w->p->op->dst, rel, real,
+			    sizeof(real)) < 0)
+			goto plain;
+	} else {
+		if (!S_ISREG(st->st_mode) ||
+		    read_rel(w, rel, buf, sizeof(buf)) <= 0)
+			goto plain;
+		trim(&c);
+		if (strncmp(c, "gitdir:", 7))
+			goto plain;
+		c += 7;
+		trim(&c);
+		if (!below_dir(w, wt, c, g, sizeof(g)) ||
+		    resolve(w->rootfd, w->p->op->dst, g, real,
+			    sizeof(real)) < 0)
+			goto plain;
+	}
+	if (is_gitdir(w->p, real) || !is_repo(w, real) ||
+	    (moved = git_defuse(w, real, 0)) <= 0)
+		goto plain;
+	report(w, "moved", rel, "was created during the run: a repository "
+	       "whose hooks or config git on the host would run (through a "
+	       "gitlink, or in a shell that enters it): %d of its names in "
+	       "%s/%s were moved to NAME.pysbx-refused-TIME (a config keeps "
+	       "its format settings); review them", moved, w->p->op->dst,
+	       real);
+	return;
+plain:
+	report(w, "created", rel, "was created during the run under a "
+	       "protected name: review it before trusting it");
+}
+
 /* A new commondir or config.worktree in a protected git dir: renamed
  * aside (the host's git would follow it), and reported. */
 static void check_gitdir(struct walk *w, const char *g)
 {
-	char rel[PLAN_MAX_PATH + 1], aside[PLAN_MAX_PATH + 64];
+	char rel[PLAN_MAX_PATH + 1];
 	struct stat st;
 
 	for (size_t i = 0; git_ro[i]; i++) {
@@ -1268,30 +1689,21 @@ static void check_gitdir(struct walk *w, const char *g)
 			       "git on the host will use it; review it");
 			continue;
 		}
-		snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
-			 (long)time(NULL));
-		if (renameat(w->rootfd, rel, w->rootfd, aside) == 0)
-			report(w, "moved", rel, "was created during the run "
-			       "and would redirect git on the host: moved to "
-			       "%s", base_of(aside));
-		else
-			report(w, "created", rel, "was created during the run "
-			       "and would redirect git on the host; it could "
-			       "not be moved aside (%s): remove it",
-			       strerror(errno));
+		move_aside(w, rel, "was created during the run");
 	}
 }
 
-/* A git dir made below g/modules during the run (git submodule add):
- * its hooks and config are the sandbox's. */
-static void check_modules(struct walk *w, const char *g)
+/* A git dir made below rel (g/modules, where names nest: a/b/sub) during
+ * the run (git submodule add): its hooks and config are the sandbox's. */
+static void check_modules(struct walk *w, const char *rel, unsigned lvl)
 {
-	char rel[PLAN_MAX_PATH + 1], sub[PLAN_MAX_PATH + 1];
+	char sub[PLAN_MAX_PATH + 1];
 	struct dirent *de;
 	DIR *dir;
 	int fd;
 
-	snprintf(rel, sizeof(rel), "%s/modules", g);
+	if (lvl > 32)
+		return;
 	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
 			 MNT_RESOLVE);
 	if (fd < 0 || !(dir = fdopendir(fd))) {
@@ -1299,15 +1711,34 @@ static void check_modules(struct walk *w, const char *g)
 			close(fd);
 		return;
 	}
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.' &&
-		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) <
-			    (int)sizeof(sub) &&
-		    !was_seen(w->p, sub, S_GITDIR, NULL) &&
-		    !was_seen(w->p, sub, S_MODULE, NULL))
+	while ((de = readdir(dir))) {
+		struct stat st;
+		int moved;
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(sub) ||
+		    lstat_rel(w, sub, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    was_seen(w->p, sub, S_GITDIR, NULL))
+			continue;
+		if (!is_repo(w, sub)) {
+			check_modules(w, sub, lvl + 1);
+			continue;
+		}
+		if (was_seen(w->p, sub, S_MODULE, NULL))
+			continue;
+		moved = git_defuse(w, sub, 0);
+		if (moved > 0)
+			report(w, "moved", sub, "was created during the run: a "
+			       "submodule's git dir, whose hooks or config git "
+			       "on the host would run: %d of its names were "
+			       "moved to NAME.pysbx-refused-TIME (a config "
+			       "keeps its format settings); review them",
+			       moved);
+		else if (!moved)
 			report(w, "created", sub, "was created during the run: "
-			       "a submodule's git dir, whose hooks and config "
-			       "git on the host will use; review them");
+			       "a submodule's git dir; review it");
+	}
 	closedir(dir);
 }
 
@@ -1322,8 +1753,11 @@ static void check_one(struct walk *w)
 		const struct seen *s = &p->s[i];
 
 		if (s->kind == S_GITDIR) {
+			char rel[PLAN_MAX_PATH + 16];
+
 			check_gitdir(w, s->rel);
-			check_modules(w, s->rel);
+			snprintf(rel, sizeof(rel), "%s/modules", s->rel);
+			check_modules(w, rel, 0);
 		}
 		else if (s->kind == S_WATCH && lstat_rel(w, s->rel, &st) == 0)
 			report(w, "created", s->rel, "was created during the "
@@ -1337,13 +1771,13 @@ static void check_one(struct walk *w)
 	}
 }
 
-void mnt_protect_check(struct diag *d, int code)
+int mnt_protect_check(struct diag *d, int code)
 {
 	struct walk w = { d, NULL, -1, d->report_fd, true };
 	int root;
 
 	if (!nprots)
-		return;
+		return code;
 	/* Every process of the sandbox gone first: nothing may change the
 	 * tree while it is checked. */
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
@@ -1358,6 +1792,15 @@ void mnt_protect_check(struct diag *d, int code)
 		if (w.rootfd < 0)
 			continue;
 		check_one(&w);
+		if (w.p->unchecked) {
+			report(&w, "unchecked", "", "holds more than %d "
+			       "directories: the check after the run stopped "
+			       "there, and a repository made below was not "
+			       "made harmless; review every new .git before "
+			       "git runs there", DIRS_MAX);
+			if (!code)
+				code = EXIT_SYSCALL;
+		}
 		note_refusals(&w);
 		close(w.rootfd);
 		if (code && w.p->nro)
@@ -1372,4 +1815,5 @@ void mnt_protect_check(struct diag *d, int code)
 	}
 	if (root >= 0)
 		close(root);
+	return code;
 }

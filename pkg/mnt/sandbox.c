@@ -179,6 +179,12 @@ struct pid1_args {
 				 * CLONE_PARENT_SETTID writes it here) */
 };
 
+static bool monitor_gone(int sync_fd)
+{
+	return poll(&(struct pollfd){ .fd = sync_fd, .events = POLLIN }, 1,
+		    0) != 0;
+}
+
 static int pid1(struct pid1_args *a)
 {
 	struct diag *d = a->d;
@@ -192,12 +198,14 @@ static int pid1(struct pid1_args *a)
 	close(a->sync[1]);
 	if (a->monitor_sfd >= 0)
 		close(a->monitor_sfd);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		_exit(EXIT_SYSCALL);
-	/* The monitor holds its end of the pipe until it exits: HUP means
-	 * it died before our prctl took effect (getppid() cannot tell: 0 in
-	 * a new pid namespace). */
-	if (poll(&(struct pollfd){ .fd = sync_fd, .events = POLLIN }, 1, 0))
+	/* No parent-death signal: when the monitor dies (SIGKILL of the
+	 * guard, of the front door, of their process group), pid 1 learns
+	 * it from the pipe (the monitor holds its end until it exits), kills
+	 * every process of the sandbox and still checks the protected tree
+	 * before it exits (docs/MOUNT.md "protect"). Nothing else of the
+	 * sandbox outlives the monitor. HUP already: it died before we
+	 * started (getppid() cannot tell: 0 in a new pid namespace). */
+	if (monitor_gone(sync_fd))
 		_exit(EXIT_SYSCALL);
 	early = pid1_early(d, p);
 	/* Our own maps: one line each, the caller's ids, which a process
@@ -224,6 +232,9 @@ static int pid1(struct pid1_args *a)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create a pipe");
 	exec_pipe = ep[1];
+	if (monitor_gone(sync_fd))
+		return diag_fail(d, EXIT_SYSCALL, 0, "unable to start: the "
+				 "monitor died");
 	pid = spawn_child(d, m, procfd, a->mask, old_umask);
 	if (pid < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
@@ -258,7 +269,7 @@ static int pid1(struct pid1_args *a)
 	/* Still holding the sandbox's view: what the run made under a
 	 * protected name is reported before the guard learns the end. */
 	if (p->ns & NS_MOUNT)
-		mnt_protect_check(d, m->exit_code);
+		m->exit_code = mnt_protect_check(d, m->exit_code);
 	return MNT_EXIT;
 }
 

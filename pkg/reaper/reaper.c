@@ -151,6 +151,9 @@ int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
 			 * TERM, never to run its own code first. */
 			kill_all(in_pidns, target, SIGTERM);
 			kill_all(in_pidns, target, SIGCONT);
+		} else if (sig == REAPER_END_SIG) {
+			/* The grace is over: the target is reaped next. */
+			kill_all(in_pidns, target, SIGKILL);
 		} else {
 			kill(target, sig);
 		}

@@ -6,6 +6,7 @@
 #ifndef PYSBX_REAPER_H
 #define PYSBX_REAPER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -26,12 +27,20 @@ int reaper_monitor_fd(void);
  * child's raw wait status, or -1 when waiting failed. x86-64. */
 int reaper_monitor(pid_t child, int sfd);
 
+/* The signal that asks pid 1 to end the sandbox now: SIGKILL to every
+ * process in it, after which pid 1 still does its work after the run
+ * (protect's check) and exits. The guard sends it when the grace after
+ * TERM is over, instead of killing pid 1 itself. */
+#define REAPER_END_SIG SIGPWR
+
 /* pid 1: reap every zombie; forward signals to target (SIGTERM stops the
- * whole namespace: CONT and TERM to every process in it); when target
- * ends, write its raw status to report_fd (if >= 0), kill everything left
- * in the namespace (when in_pidns) and return the target's code. When
- * death_fd reports that the monitor is gone, kill everything and return
- * 128+SIGKILL. */
+ * whole namespace: CONT and TERM to every process in it; REAPER_END_SIG
+ * kills it); when target ends, write its raw status to report_fd (if >=
+ * 0), kill everything left in the namespace (when in_pidns) and return
+ * the target's code. When death_fd reports that the monitor is gone (it
+ * was killed, or the guard was), kill everything and return
+ * 128+SIGKILL: pid 1 has no parent-death signal, so that it outlives a
+ * SIGKILL of the guard or the monitor long enough to check the tree. */
 int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "front/front.h"
 #include "session/host.h"
+#include "trust/trust.h"
 
 enum {
 	OPT_WORKSPACE = 0x3000,
@@ -304,13 +305,19 @@ int session_main(int argc, char **argv)
 			  "beside %s (give --worker FILE)", s.dir);
 		goto fail;
 	}
+	/* The worker runs with the workspace and /scratch of every session:
+	 * like a policy, nobody but its owner or root may change it. */
+	if (!s.allow_untrusted && trust_path(&d, worker, "session worker") < 0)
+		goto fail;
 	if (!(s.worker_src = read_worker(&d, worker, SESS_WORKER_MAX, true,
 					 &s.worker_len)))
 		goto fail;
 	/* The shipped worker's code, if it was built. */
 	if (wpath && (pyc = shipped_pyc(s.dir)) &&
-	    !(s.worker_pyc = read_worker(&d, pyc, SESS_PYC_MAX, false,
-					 &s.pyc_len)))
+	    ((!s.allow_untrusted &&
+	      trust_path(&d, pyc, "session worker") < 0) ||
+	     !(s.worker_pyc = read_worker(&d, pyc, SESS_PYC_MAX, false,
+					  &s.pyc_len))))
 		goto fail;
 	free(pyc);
 	free(wpath);

@@ -13,9 +13,10 @@ GIT=/usr/bin/git
 if [[ ! -x $GIT ]]; then echo "1..0 # SKIP $GIT is missing"; exit 0; fi
 T=$(mktemp -d "$HOME/prot.XXXXXX") || exit 111
 chmod 0755 "$HOME" "$T"
-trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
+SHM=
+trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..36"
+echo "1..51"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -89,6 +90,106 @@ printf "%s\n" "$EVIL" > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit; e
 is "$(host_commit "$W")" clean "a new .git/commondir pointing at a directory with its own hooks: the host's git commit runs nothing the sandbox wrote"
 [[ $out == *"pysbx-mount: warning: "*".git/commondir"* && $st == *'"event":"protect"'*commondir* ]] &&
 	ok "... the run says so on stderr and in a status record" || not_ok "... the run says so on stderr and in a status record" "out: $out" "status: $st"
+# red-team F1: the run that planted the commondir is killed before any
+# check after it can run: kill -9 of the front door, of its whole process
+# group, and a target that ignores TERM until the timeout's KILL. The
+# planted name must be gone by the time the host's git runs.
+PLANT='mkdir evil && cp -a .git/objects .git/refs .git/HEAD .git/config evil/ && mkdir evil/hooks &&
+printf "%s\n" "$EVIL" > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit &&
+git config -f evil/config core.fsmonitor "sh -c \"echo fsmonitor >>'"$PWN"'\"; false" &&
+echo ../evil > .git/commondir &&'
+# killed WS HOW: agent-shell on WS plants a commondir, then is killed
+# (front: kill -9 of pysbx run; group: of its process group; monitor: of
+# pysbx-mount outside the namespaces; timeout: the target ignores TERM, so
+# the timeout ends it with KILL); waits for every process of the run to
+# be gone.
+killed() {
+	local ws=$1 how=$2 p t=10m body='exec sleep 1000'
+	[[ $how == timeout ]] && t=1s body='trap "" TERM; while :; do sleep 0.1; done'
+	setsid "$B/pysbx" run -t "$t" -k 1s -p "$P/agent-shell.policy" -D WORKSPACE="$ws" -- \
+		/bin/sh -c "EVIL='$EVIL'
+$PLANT $body" >"$T/killed.out" 2>&1 &
+	p=$!
+	wait_for test -e "$ws/.git/commondir" || echo "# not planted: $(cat "$T/killed.out")"
+	case $how in
+	front) kill -9 "$p" ;;
+	group) kill -9 -- "-$p" ;;
+	monitor) kill -9 $(pgrep -P "$p" -x pysbx-mount) ;;
+	esac
+	wait "$p" 2>/dev/null
+	wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000|sleep 0.1" >/dev/null'
+}
+for how in front group monitor timeout; do
+	W=$T/r4k$how && newrepo "$W"
+	killed "$W" $how
+	is "$(host_commit "$W")" clean "a .git/commondir planted by a run that is then killed ($how): the host's git runs nothing the sandbox wrote"
+done
+W=$T/r4s && newrepo "$W" && mkdir -p "$W/evil" && cp -a "$W/.git/." "$W/evil/" && printf '%s\n' "$EVIL" >"$W/evil/hooks/pre-commit" &&
+	chmod +x "$W/evil/hooks/pre-commit" && echo ../evil >"$W/.git/commondir" &&
+	printf '[core]\n\tfsmonitor = "echo wt >>%s; false"\n' "$PWN" >"$W/.git/config.worktree"
+sh_in "$W" 'echo ran'
+is "$rc:$(ls "$W/.git" | grep -c pysbx-refused):$(host_commit "$W")" \
+	"0:2:clean" "a commondir and a config.worktree (no extensions.worktreeConfig) left by an earlier killed run: the next run moves them aside at its start"
+[[ $st == *'"what":"moved"'*commondir* ]] && ok "... and says so in a status record" || not_ok "... and says so in a status record" "$st"
+# red-team F2: a repository made during the run, recorded as a gitlink in
+# the (writable) index: the host's git status/commit recurses into it and
+# would run its core.fsmonitor. At depth 1 and deeper than the scan, as a
+# .git file naming a git dir made elsewhere, and through a killed run. The
+# new repository stays usable on the host.
+NEST='nest() { mkdir -p $1 && (cd $1 && git init -q -b main . && echo s > s && git add s && git -c user.name=a -c user.email=a@b commit -qm s &&
+git config core.fsmonitor "sh -c \"echo fsmonitor-$1 >>'"$PWN"'\"; false" && printf "%s\n" "$EVIL" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit) && git add $1; }'
+W=$T/r4n && newrepo "$W"
+sh_in "$W" "$NEST"'
+nest sub && nest a/b/c/d/e/f/deep && mkdir -p stash && mv a/b/c/d/e/f/deep/.git stash/g && echo "gitdir: ../../../../../../../stash/g" > a/b/c/d/e/f/deep/.git; echo rc=$?'
+is "$(host_commit "$W"):$($GIT -C "$W/sub" log --format=%s 2>&1):$($GIT -C "$W/a/b/c/d/e/f/deep" log --format=%s 2>&1)" "clean:s:s" \
+	"a repository made during the run and added as a gitlink (depth 1, depth 7, a .git file naming a git dir made elsewhere): the host's git runs nothing it holds, and it stays usable"
+[[ $out == *"warning: $W/sub/.git was created during the run"* && $out == *"$W/a/b/c/d/e/f/deep/.git was created"* && $st == *'"what":"moved"'*sub/.git* ]] &&
+	ok "... each is reported (stderr and status record)" || not_ok "... each is reported" "$out" "$st"
+W=$T/r4m && newrepo "$W"
+sh_in "$W" 'mkdir -p .git/modules/m && git init -q --separate-git-dir=.git/modules/m m && (cd m && echo s > s && git add s && git -c user.name=a -c user.email=a@b commit -qm s &&
+git config core.fsmonitor "sh -c \"echo fsmonitor-m >>'"$PWN"'\"; false") && git add m; echo rc=$?'
+got=$(host_commit "$W")
+W=$T/r4m2 && newrepo "$W"
+sh_in "$W" 'mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/m" m && (cd m && echo s > s && git add s && git -c user.name=a -c user.email=a@b commit -qm s &&
+printf "%s\n" "$EVIL" > ../.git/modules/m/hooks/post-checkout && chmod +x ../.git/modules/m/hooks/post-checkout) && git add m &&
+printf "[submodule \"m\"]\n\tpath = m\n\turl = ./m\n" > .gitmodules && rm -rf m; echo rc=$?'
+rm -f "$PWN"
+$GIT -C "$W" submodule update -q --init >/dev/null 2>&1
+is "$got:$(cat "$PWN" 2>/dev/null)" "clean:" "a submodule git dir made during the run (.git/modules/m) with a gitlink: the host's git status, commit and submodule update run nothing it holds"
+W=$T/r4o && newrepo "$W"
+setsid "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c "EVIL='$EVIL'
+$NEST
+nest x/y/z/w/v/deep && touch .planted && exec sleep 1000" >"$T/killed.out" 2>&1 &
+p=$!
+wait_for test -e "$W/.planted"
+kill -9 "$p"
+wait "$p" 2>/dev/null
+wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
+is "$(host_commit "$W")" clean "... also when the run that made it is killed (kill -9 of pysbx run)"
+W=$T/r4q && newrepo "$W"
+sh_in "$W" 'git init -q -b main plain && cd plain && git config user.email a@b && echo x > x && git add x && git -c user.name=a commit -qm x; true'
+is "$(ls -A "$W/plain/.git" | grep -c pysbx-refused):$($GIT -C "$W/plain" config user.email)" "0:a@b" \
+	"a plain repository made during the run (git init, user.email, a commit) is left as it is"
+W=$T/r4p && newrepo "$W/a/b/c/d/e/old" && echo '[core]' >>"$W/a/b/c/d/e/old/.git/config" && c0=$(sum "$W/a/b/c/d/e/old/.git/config")
+sh_in "$W" '(echo "[core] fsmonitor = x" >> a/b/c/d/e/old/.git/config) 2>/dev/null && echo w:config; true'
+is "$out:$(sum "$W/a/b/c/d/e/old/.git/config")" ":$c0" "a repository deeper than the scan's depth that exists at start is protected (config read-only), and left as it is after the run"
+# The any-depth search is bounded: a run that makes more than 100,000
+# directories fails (its check could not finish), and the next one is
+# refused at its start. On a tmpfs: 100,000 directories on a disk take
+# minutes to remove.
+if SHM=$(mktemp -d /dev/shm/prot.XXXXXX 2>/dev/null); then
+W=$SHM/r4x && newrepo "$W"
+sh_in "$W" 'for i in $(seq 100 416); do mkdir -p big/d$i && (cd big/d$i && mkdir $(seq -f e%g 100 416)); done; echo made'
+[[ $rc == 111 && $out == *made* && $st == *'"what":"unchecked","path":"'"$W"'"'* && $out == *"$W holds more than 100000 directories"* ]] &&
+	ok "a run that makes more than 100,000 directories exits 111 and says its check after the run stopped (stderr and status record)" ||
+	not_ok "unchecked after the run" "rc $rc" "$out" "$st"
+sh_in "$W" 'echo ran'
+[[ $rc == 111 && $out != *ran* && $out == *"unable to protect $W: more than 100000 directories below it"*hint:* ]] &&
+	ok "... and the next run is refused at its start (exit 111, with a hint)" || not_ok "refused at start" "rc $rc" "$out"
+rm -rf "$SHM"
+else
+	skip "no /dev/shm to make 100,000 directories in" && skip "no /dev/shm"
+fi
 # A remote named in .git/remotes/ (config has no origin) at a bare repo the
 # sandbox made, with its own pre-receive hook: the host's push runs it.
 W=$T/r4b && newrepo "$W" && rm -rf "$W/.git/remotes" "$W/.git/branches"
@@ -146,6 +247,13 @@ wts=". wt2 wt3 d1/d2/d3/d4/d5/wt4 e1/e2/e3/e4/e5/m wt5"
 sh_in "$W" 'for d in '"$wts"'; do printf "%s\n" "$EVIL" > $d/.githooks/pre-commit; done 2>/dev/null; true'
 got= && for d in $wts; do got+="$d:$(host_commit "$W/$d") "; done
 is "$got" "$(for d in $wts; do printf '%s:clean ' "$d"; done)" "core.hooksPath=.githooks with linked worktrees inside: the hooks dir of every worktree is protected"
+# A submodule deeper than the scan's depth with a relative hooksPath: its
+# worktree is found through its .git file (any depth).
+W=$T/r8s && newrepo "$W" && hookrepo "$T/src8s" .githooks && $GIT -C "$T/src8s" add -A && $GIT -C "$T/src8s" commit -qm h &&
+	$GIT -C "$W" -c protocol.file.allow=always submodule add -q "$T/src8s" a/b/c/d/e/sub >/dev/null 2>&1 &&
+	$GIT -C "$W/a/b/c/d/e/sub" config core.hooksPath .githooks
+sh_in "$W" 'printf "%s\n" "$EVIL" > a/b/c/d/e/sub/.githooks/pre-commit; true'
+is "$(host_commit "$W/a/b/c/d/e/sub")" clean "a submodule deeper than the scan's depth with core.hooksPath=.githooks: its hooks dir is protected"
 W=$T/r8e && newrepo "$W" && printf '[include]\n\tpath = .gitconfig\n\tpath = ./.gitconfig\n' >"$W/.gitconfig" &&
 	$GIT -C "$W" config include.path ../.gitconfig
 sh_in "$W" 'echo ran'

@@ -551,6 +551,30 @@ r = f.status()
 ok(r["ready"] is False, "after a failed start, status: not ready", r)
 f.close()
 
+# --- a worker others can change -----------------------------------------------
+# It would run with every session's workspace and /scratch: refused like
+# a policy others can write.
+
+gw = os.path.join(T, "gw.py")
+with open(os.path.join(os.environ["PYSBX_POLICIES"], "session_worker.py")) as fi, \
+        open(gw, "w") as fo:
+    fo.write(fi.read())
+os.chmod(gw, 0o664)
+r = subprocess.run([PYSBX, "session", "--workspace", WS, "--scratch-parent",
+                    PARENT, "--worker", gw],
+                   input=b'{"action":"status"}\n', capture_output=True)
+ok(r.returncode == 100 and r.stderr.decode().startswith(
+    f"pysbx: fatal: refusing session worker {gw}: it is writable by its "
+    "group") and not r.stdout,
+   "a worker its group can write is refused (100), nothing served",
+   r.returncode, r.stderr)
+r = subprocess.run([PYSBX, "session", "--workspace", WS, "--scratch-parent",
+                    PARENT, "--worker", gw, "--allow-untrusted"],
+                   input=b'{"action":"execute","code":"6*7"}\n',
+                   capture_output=True)
+ok(r.returncode == 0 and json.loads(r.stdout)["value"] == "42",
+   "... unless --allow-untrusted", r.returncode, r.stdout, r.stderr)
+
 # --- the precompiled worker ------------------------------------------------
 # The build compiles the shipped worker once (build/policies, installed
 # beside the policies); the session hands that code to python3, which runs

@@ -58,10 +58,16 @@ static int inner(char **argv)
 	if (pid == 0) {
 		setsid();
 		if (fork() == 0) {
+			char tmp[4096];
+
+			/* Written whole, then renamed: the file is never
+			 * seen empty. */
 			snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-			fd = open(argv[5], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd >= 0 && write(fd, buf, strlen(buf)) > 0)
-				close(fd);
+			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[5]);
+			fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd >= 0 && write(fd, buf, strlen(buf)) > 0 &&
+			    close(fd) == 0)
+				rename(tmp, argv[5]);
 			for (;;)
 				pause();
 		}

@@ -65,7 +65,7 @@ cgroup_tests() {
 		echo "1..0 # SKIP strace cannot trace here"
 		return
 	fi
-	echo "1..6"
+	echo "1..7"
 	mnt=$(findmnt -n -t cgroup2 -o TARGET | head -1)
 	own=${CG#"$mnt"}
 	out=$("$CLEAN" -- /bin/sh -c 'echo $PPID; cat /proc/self/cgroup' 2>&1)
@@ -84,6 +84,20 @@ cgroup_tests() {
 		ok "a fork walker dies by cgroup.kill when every kill(2) of the guard fails"
 	fi
 	reap_walkers
+	# A process that is not the sandbox's, moved into the sandbox's
+	# cgroup by the target (it may write the caller's cgroup files
+	# here: no namespaces): the kill must not take it with the rest.
+	sleep 60 &
+	victim=$!
+	"$CLEAN" -- /bin/sh -c 'echo "$0" >"$1/pysbx-$PPID/cgroup.procs" && sleep 60 &' \
+		"$victim" "$CG"
+	if kill -0 "$victim" 2>/dev/null; then
+		ok "a process moved into the sandbox's cgroup from outside survives its kill"
+	else
+		not_ok "a process moved into the sandbox's cgroup from outside survives its kill"
+	fi
+	kill -KILL "$victim" 2>/dev/null
+	wait "$victim" 2>/dev/null
 	# Not delegated: a cgroup whose cgroup.procs the caller cannot
 	# write. The sandbox stays in it and the kill loop does the job.
 	mkdir "$CG/nodeleg"
