@@ -56,10 +56,12 @@ PACKAGES=(
 # Node and npm only when no node/npm is on PATH (a NodeSource nodejs
 # already ships npm and conflicts with Debian's). podman and runc are the
 # container runtime of test/packaging/oci.sh (it skips, naming them,
-# when they are missing).
+# when they are missing). curl and pip are the real clients of the
+# egress proxy's tests (test/integration/proxy.sh), iproute2 tells them
+# the host's address.
 TEST_PACKAGES=(
 	python3-numpy python3-pandas python3-matplotlib python3-scipy git make
-	podman runc apparmor
+	podman runc apparmor curl python3-pip iproute2
 )
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}

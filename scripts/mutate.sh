@@ -720,6 +720,62 @@ __MUTATIONS__
 -		return wt ? git_worktree(w, g, wt, nest) : 0;
 +		return 0;
 
+@@ name: proxy-keeps-guard-fds
+@@ invariant: SECURITY (network): the proxy process holds nothing of the guard's fds (scratch dir and lock, report pipe, the caller's)
+@@ file: pkg/egress/start.c
+@@ tests: integration/proxy
+-	close_others(keep, 4);
++	(void)keep, (void)close_others;
+
+@@ name: proxy-unconfined
+@@ invariant: SECURITY (network): the proxy parses the sandbox's bytes under no_new_privs, Landlock and its own seccomp filter
+@@ file: pkg/egress/start.c
+@@ tests: integration/proxy
+-	if (egress_confine(&d) < 0) {
++	if (0 && egress_confine(&d) < 0) {
+
+@@ name: proxy-outlives-guard
+@@ invariant: DESIGN 7: nothing outlives the sandbox: the proxy dies with the guard, even a SIGKILLed one
+@@ file: pkg/egress/start.c
+@@ tests: integration/proxy
+-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != guard)
++	if (getppid() != guard)
+
+@@ name: proxy-rebinding
+@@ invariant: SECURITY (network): a name that resolves to loopback, private, link-local or the host's own address is refused unless a rule names the address
+@@ file: pkg/egress/loop.c
+@@ tests: integration/proxy
+-		if (v == PXA_OK) {
++		if (1) {
+
+@@ name: proxy-deny-ignored
+@@ invariant: SECURITY (network): a request no rule allows, or one a net-deny matches, is refused with 403
+@@ file: pkg/egress/loop.c
+@@ tests: integration/proxy
+-	if (!allow) {
++	if (0 && !allow) {
+
+@@ name: proxy-unbounded-connections
+@@ invariant: SECURITY (network): the proxy serves at most EG_MAX_CONN connections at once (a flood waits in the backlog)
+@@ file: pkg/egress/egress.h
+@@ tests: integration/proxy
+-#define EG_MAX_CONN 64		/* connections at once; more wait in the
++#define EG_MAX_CONN 4096	/* connections at once; more wait in the
+
+@@ name: proxy-no-head-timeout
+@@ invariant: SECURITY (network): a client that never completes its request head is cut off (slowloris)
+@@ file: pkg/egress/egress.h
+@@ tests: integration/proxy
+-#define EG_HEAD_MS 10000	/* accept to a complete request head */
++#define EG_HEAD_MS 600000	/* accept to a complete request head */
+
+@@ name: proxy-client-udp
+@@ invariant: SECURITY (network): @proxy-client refuses every socket but TCP (UDP here)
+@@ file: pkg/seccomp/names.c
+@@ tests: integration/proxy
+-	"socket arg1&0xf==2", "socket arg1&0xf==3", "socket arg1&0xf==4",
++	"socket arg1&0xf==3", "socket arg1&0xf==4",
+
 @@ name: protect-pid1-dies-with-monitor
 @@ invariant: SECURITY Protected paths: a SIGKILL of the front door (or its process group) does not skip the check after the run (red-team F1)
 @@ file: pkg/mnt/sandbox.c
@@ -994,6 +1050,13 @@ __MUTATIONS__
 -	if (ll_from_plan(p, LL_PATHS_HOST, rs, e) < 0) {
 +	if (0) {
 
+@@ name: proxy-dns-any-id
+@@ invariant: SECURITY (network): the proxy's resolver takes only answers to its own queries (random id, same question): a forged datagram is ignored
+@@ file: pkg/egress/dns.c
+@@ tests: integration/proxy_dns
+-	which = (m[0] << 8 | m[1]) == q->id[0] ? 0 :
++	which = 1 ? 0 :
+
 @@ name: landlock-split-keeps-parent
 @@ invariant: LANDLOCK.md Exclusions: host paths: a grant above a mask is split, never kept on the parent
 @@ file: pkg/landlock/split.c
@@ -1086,3 +1149,12 @@ __MUTATIONS__
 @@ tests: integration/session
 -	if (!s.allow_untrusted && trust_path(&d, worker, "session worker") < 0)
 +	if (0 && trust_path(&d, worker, "session worker") < 0)
+
+@@ name: proxy-keeps-run-alive
+@@ invariant: DESIGN 7 / SECURITY (network): the proxy never keeps a run alive: the guard stops it as soon as the sandbox's first process is gone
+@@ file: pkg/guard/supervise.c
+@@ tests: integration/proxy
+-	if (s.proxy) {
+-		egress_stop(s.proxy, s.sfd);
++	if (0 && s.proxy) {
++		egress_stop(s.proxy, s.sfd);

@@ -224,13 +224,18 @@ delegate_cgroup() {
 		"$cg/cgroup.subtree_control" || { rmdir "$cg"; return 0; }
 	echo "$cg"
 }
-# undelegate_cgroup CG: remove CG and what the tests left below it.
+# undelegate_cgroup CG: remove CG and what the tests left below it (a
+# cgroup whose last process has just exited may still be busy a moment).
 undelegate_cgroup() {
-	local d
-	find "$1" -mindepth 1 -depth -type d 2>/dev/null | while read -r d; do
-		rmdir "$d" 2>/dev/null
+	local d k
+	for ((k = 0; k < 30; k++)); do
+		find "$1" -mindepth 1 -depth -type d 2>/dev/null | while read -r d; do
+			rmdir "$d" 2>/dev/null
+		done
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.1
 	done
-	rmdir "$1" 2>/dev/null
+	echo "run.sh: warning: cgroup $1 left (busy)" >&2
 }
 
 pkg_scripts=()

@@ -22,6 +22,7 @@ void chain_init(struct chain *c, const char *usage)
 	opterr = 0;	/* bad_option says it, on one line */
 	memset(c, 0, sizeof(*c));
 	c->plan_fd = c->report_fd = c->next_fd = -1;
+	c->proxy_fd = -1;
 	c->usage = usage;
 }
 
@@ -62,7 +63,7 @@ static int bad_option(struct diag *d, const struct chain *c)
 		"policy", "define", "allow-untrusted", "partial", "help",
 		"version", "timeout", "kill-after", "status-fd",
 		"scratch-parent", "die-with-parent", "sweep", "export",
-		"list", "bpf", "log", NULL,
+		"list", "bpf", "log", "proxy-fd", NULL,
 	};
 	const char *w = c->argv && optind > 0 ? c->argv[optind - 1] : NULL;
 	const char *cmd = c->front ? "pysbx run" : d->prog;
@@ -391,7 +392,8 @@ int chain_takes_value(const char *opt)
 {
 	static const char *const with_value[] = {
 		"-p", "-D", "--policy", "--define", "--plan-fd", "--report-fd",
-		"--next-fd", "--export", "--bpf", "--abi", "--paths", NULL,
+		"--next-fd", "--export", "--bpf", "--abi", "--paths",
+		"--proxy-fd", NULL,
 	};
 
 	for (const char *const *w = with_value; *w; w++)

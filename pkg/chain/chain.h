@@ -70,6 +70,9 @@ struct chain {
 				 * passed to it as one --next-fd each
 				 * (pysbx-mount opens them all) */
 	unsigned npass;
+	int proxy_fd;		/* --proxy-fd (pysbx-mount only): its end of
+				 * the guard's socketpair, where the egress
+				 * proxy's listener is sent; -1 if none */
 	char **next;		/* argv of the next program */
 	const char *usage;	/* printed by -h and after usage errors */
 	const char *help;	/* -h: the program's own options, or NULL */

@@ -242,6 +242,8 @@ struct guard_opts {
 	/* derived from the next program */
 	bool chain;		/* the next program is a pysbx step */
 	bool wait_started;	/* it is pysbx-mount: "started" comes later */
+	bool proxy;		/* the plan has net-proxy: the guard forks the
+				 * egress proxy (pkg/egress) */
 	char first_stage[16];	/* "mount", "exec", ... or "target" */
 	/* from the plan: the syscalls it kills or traps on, for the line
 	 * that explains a SIGSYS (empty: none; "..." when cut) */

@@ -189,6 +189,17 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 						  p.die_with_parent;
 	if (guard_mode_plan(d, o, c->policy, &p) < 0)
 		goto out;
+	/* The proxy's listener is made in pysbx-mount's network namespace:
+	 * without that step (Landlock-only mode included) there is nothing
+	 * to listen in, and no network namespace to keep the sandbox in. */
+	o->proxy = p.net_proxy;
+	if (o->proxy && !o->wait_started) {
+		diag_fail(d, EXIT_USAGE, 0,
+			  "the policy's net-proxy needs pysbx-mount as the "
+			  "program after the guard (its network namespace "
+			  "holds the proxy's listener)");
+		goto out;
+	}
 	/* The first step, opened and checked against this plan (its
 	 * read-write binds), exec'd through the fd. */
 	if (o->chain && chain_open_next(d, c, &p, environ, false) < 0)

@@ -37,7 +37,7 @@ struct spawn {
 	const char *path;	/* PATH of envp, for a name without '/' */
 	const sigset_t *mask;	/* restored just before the exec */
 	pid_t guard;
-	int inherit[2];		/* fds whose close-on-exec is cleared */
+	int inherit[3];		/* fds whose close-on-exec is cleared */
 	int cgroup;		/* the sandbox's cgroup.procs, or -1 */
 	/* written by the child, read by the guard after the clone */
 	volatile int what, err;
@@ -71,7 +71,7 @@ static int child(void *arg)
 	 * finds them all. */
 	if (s->cgroup >= 0)
 		(void)!write(s->cgroup, "0", 1);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (s->inherit[i] >= 0)
 			fcntl(s->inherit[i], F_SETFD, 0);
 	sigprocmask(SIG_SETMASK, s->mask, NULL);
@@ -113,20 +113,22 @@ static char **build_env(const char *extra)
 }
 
 /* c->next with `--plan-fd N --report-fd M` after argv[0] for a pysbx
- * step, as chain_exec passes them. */
+ * step, as chain_exec passes them, and `--proxy-fd K` when the guard
+ * made the egress proxy's socketpair (only for pysbx-mount). */
 static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
-			 char *rfd)
+			 char *rfd, char *xfd)
 {
 	char **argv = c->next, **nargv;
 	size_t n = 0, k = 1;
 
-	s->inherit[0] = s->inherit[1] = -1;
+	s->inherit[0] = s->inherit[1] = s->inherit[2] = -1;
 	if (!chain_is_step(argv[0]) ||
-	    (c->plan_fd < 0 && c->report_fd < 0 && !c->allow_untrusted))
+	    (c->plan_fd < 0 && c->report_fd < 0 && c->proxy_fd < 0 &&
+	     !c->allow_untrusted))
 		return argv;
 	while (argv[n])
 		n++;
-	nargv = calloc(n + 9, sizeof(*nargv));
+	nargv = calloc(n + 11, sizeof(*nargv));
 	if (!nargv)
 		return NULL;
 	nargv[0] = argv[0];
@@ -141,6 +143,12 @@ static char **build_argv(struct chain *c, struct spawn *s, char *pfd,
 		nargv[k++] = "--report-fd";
 		nargv[k++] = rfd;
 		s->inherit[1] = c->report_fd;
+	}
+	if (c->proxy_fd >= 0) {
+		snprintf(xfd, 16, "%d", c->proxy_fd);
+		nargv[k++] = "--proxy-fd";
+		nargv[k++] = xfd;
+		s->inherit[2] = c->proxy_fd;
 	}
 	if (c->allow_untrusted)
 		nargv[k++] = "--allow-untrusted";
@@ -205,12 +213,12 @@ pid_t guard_spawn(struct diag *d, struct chain *c, const sigset_t *mask,
 	struct spawn s = { .file = c->next[0], .fd = c->next_fd,
 			   .mask = mask, .guard = guard,
 			   .cgroup = guard_cgroup_procs() };
-	char pfd[16], rfd[16];
+	char pfd[16], rfd[16], xfd[16];
 	sigset_t all, old;
 	pid_t pid;
 	int err;
 
-	s.argv = build_argv(c, &s, pfd, rfd);
+	s.argv = build_argv(c, &s, pfd, rfd, xfd);
 	s.envp = build_env(extra_env);
 	if (!s.argv || !s.envp)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,

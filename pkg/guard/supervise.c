@@ -11,10 +11,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "egress/egress.h"
 #include "guard/guard.h"
 #include "reaper/reaper.h"
 
@@ -44,6 +46,7 @@ struct sup {
 	int status;
 	bool reaped;
 	bool childless;		/* the last wait found no child at all */
+	pid_t proxy;		/* the egress proxy while it lives, else 0 */
 };
 
 /* Field by field, as report_init: a whole-struct zeroing would touch
@@ -57,6 +60,7 @@ static void sup_init(struct sup *s, const struct guard_opts *o)
 	memset(s->fwd, 0, sizeof(s->fwd));
 	s->phase = RUNNING;
 	s->timed_out = s->lazy = s->reaped = s->childless = false;
+	s->proxy = 0;
 	s->start = s->kill_at = 0;
 	report_init(&s->rep);
 	s->rep.status_fd = o->status_fd;
@@ -115,6 +119,8 @@ static void kill_all(struct sup *s)
 		kill_descendants(s->child);
 }
 
+static void proxy_died(int st);
+
 static void reap(struct sup *s)
 {
 	pid_t p;
@@ -125,11 +131,64 @@ static void reap(struct sup *s)
 		if (p == s->child) {
 			s->status = st;
 			s->reaped = true;
+		} else if (p == s->proxy) {
+			/* The sandbox goes on without a way out: its
+			 * connections to the listener are refused. */
+			s->proxy = 0;
+			proxy_died(st);
 		}
 	/* No child at all: as a subreaper the guard inherits every orphan
 	 * (before their parent's death is reported), so no descendant is
 	 * left either, and the tree kill has nothing to do. */
 	s->childless = p < 0 && errno == ECHILD;
+}
+
+static void proxy_died(int st)
+{
+	struct diag d = DIAG_INIT(guard_prog, "clean");
+
+	if (WIFSIGNALED(st))
+		diag_warn(&d, "the network proxy was killed by signal %d%s",
+			  WTERMSIG(st), WTERMSIG(st) == SIGSYS ?
+			  " (its seccomp filter)" : "");
+	else if (WEXITSTATUS(st))
+		diag_warn(&d, "the network proxy exited with status %d",
+			  WEXITSTATUS(st));
+}
+
+/* The proxy's socketpair: one end goes to pysbx-mount (--proxy-fd), which
+ * sends the listener through it; the other, *keep, to the proxy, forked
+ * once the chain runs (start_proxy): its start then overlaps the
+ * sandbox's instead of delaying it, and the listener waits in the pair
+ * until the proxy reads it. The guard keeps neither end. */
+static int proxy_pair(struct diag *d, struct chain *c, int *keep)
+{
+	int sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create the proxy's socketpair");
+	*keep = sp[0];
+	c->proxy_fd = sp[1];
+	return 0;
+}
+
+/* Fork the proxy with its end. If that fails, the end is closed all the
+ * same: the listener is closed with it (or pid 1's hand-over fails,
+ * EPIPE, and pysbx-mount exits 111), so the sandbox has no way out:
+ * never the host's network. */
+static void start_proxy(struct sup *s, const struct chain *c, int end,
+			pid_t self)
+{
+	struct diag d = DIAG_INIT(guard_prog, "clean");
+
+	s->proxy = egress_start(&d, c->plan_fd, end, s->o->status_fd, self);
+	close(end);
+	if (s->proxy < 0) {
+		s->proxy = 0;
+		diag_warn(&d, "%s: %s; the sandbox has no network", d.msg,
+			  strerror(d.err));
+	}
 }
 
 static void on_signals(struct sup *s)
@@ -314,7 +373,7 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	bool clock = o->status_fd >= 0 || o->timeout_ms;
 	sigset_t set, old;
 	struct sigaction sa;
-	int rp[2];
+	int rp[2], proxy_end = -1;
 	pid_t self = getpid();
 
 	sup_init(&s, o);
@@ -361,11 +420,23 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 	 * a deadline or wall_ms needs it. */
 	if (clock)
 		s.start = now_ms();
+	if (o->proxy && proxy_pair(d, c, &proxy_end) < 0) {
+		if (rp[0] >= 0) {
+			close(rp[0]);
+			close(rp[1]);
+		}
+		close(s.sfd);
+		return -1;
+	}
 	/* The child has its own group before it execs, and the guard runs
 	 * again only after that exec (or the child's exit). */
 	c->report_fd = rp[1];
 	s.child = guard_spawn(d, c, &old, self, extra_env);
 	c->report_fd = -1;
+	if (c->proxy_fd >= 0) {
+		close(c->proxy_fd);
+		c->proxy_fd = -1;
+	}
 	if (rp[1] >= 0)
 		close(rp[1]);
 	/* The first step's program: exec'd, or failed; the guard keeps no
@@ -378,9 +449,13 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		guard_cgroup_close();
 		if (rp[0] >= 0)
 			close(rp[0]);
+		if (proxy_end >= 0)
+			close(proxy_end);
 		close(s.sfd);
 		return -1;
 	}
+	if (proxy_end >= 0)
+		start_proxy(&s, c, proxy_end, self);
 	s.rfd = rp[0];
 	/* A step other than pysbx-mount runs in this very process: it has
 	 * started once it exists. */
@@ -388,6 +463,14 @@ int guard_run(struct diag *d, const struct guard_opts *o, struct chain *c,
 		status_started(o->status_fd, s.child);
 	while (!s.reaped)
 		wait_once(&s);
+	/* The sandbox's first process is gone: the proxy writes the records
+	 * of what was still open and ends (it never keeps the run alive),
+	 * before the wait for pid 1, which waits until the guard has no
+	 * child left. */
+	if (s.proxy) {
+		egress_stop(s.proxy, s.sfd);
+		s.proxy = 0;
+	}
 	if (o->wait_started)
 		wait_pid1(&s);
 	if (clock)

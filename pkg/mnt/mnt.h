@@ -31,6 +31,8 @@ struct mnt_ctx {
 	struct chain *chain;	/* next_fd, pass_fds: the later steps, opened
 				 * on the host (chain_open_next) */
 	char **envp;		/* the environment handed to the next program */
+	int proxy_fd;		/* --proxy-fd: where pid 1 sends the egress
+				 * proxy's listener; -1: none */
 	int exit_code;		/* MNT_EXIT: what to exit with */
 };
 

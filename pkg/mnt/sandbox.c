@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "egress/egress.h"
 #include "mnt/internal.h"
 #include "mnt/sys.h"
 #include "reaper/reaper.h"
@@ -153,13 +154,17 @@ static void join_mount_ns(pid_t child)
 }
 
 /* What pid 1 can do before its maps exist (capabilities in its new
- * namespaces are its own from the clone on). */
-static int pid1_early(struct diag *d, const struct plan *p)
+ * namespaces are its own from the clone on). The proxy's listener is
+ * made here, in the new network namespace once lo is up, and handed
+ * over at once: nothing of the sandbox exists yet that could hold it. */
+static int pid1_early(struct diag *d, const struct plan *p, int fd)
 {
 	if (p->hostname && sethostname(p->hostname, strlen(p->hostname)) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to set the hostname %s", p->hostname);
 	if ((p->ns & NS_NET) && mnt_lo_up(d) < 0)
+		return -1;
+	if (fd >= 0 && egress_listen_send(d, fd, p->proxy_port) < 0)
 		return -1;
 	return 0;
 }
@@ -207,7 +212,9 @@ static int pid1(struct pid1_args *a)
 	 * started (getppid() cannot tell: 0 in a new pid namespace). */
 	if (monitor_gone(sync_fd))
 		_exit(EXIT_SYSCALL);
-	early = pid1_early(d, p);
+	/* The proxy's channel is closed in our fd table by the hand-over
+	 * (the monitor closes its own copy once we are cloned). */
+	early = pid1_early(d, p, m->proxy_fd);
 	/* Our own maps: one line each, the caller's ids, which a process
 	 * may write for its own user namespace. */
 	if (mnt_write_maps(d, a->hostproc, p, a->uid, a->gid) < 0)
@@ -359,6 +366,11 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 		mnt_hint_userns(d, errno, "a new user namespace");
 		return -1;
 	}
+	/* Our copy of the proxy's channel: pid 1 hands the listener over
+	 * through its own. A close of an open fd leaves errno alone (pid 1
+	 * shares it), as a raw system call would. */
+	if (m->proxy_fd >= 0)
+		close(m->proxy_fd);
 	status = reaper_monitor(pid, a.monitor_sfd);
 	/* pid 1 is gone: libc is ours again. a.sync[1] stayed open until
 	 * here: pid 1's alarm. */

@@ -141,7 +141,11 @@ int proc_rlimits(struct diag *d, const struct plan *p);
 
 /* The target's environment: exactly the policy's env entries in policy
  * order (env-pass NAME: the caller's value from caller, skipped when the
- * caller has none). Nothing else, whatever caller holds. Returns a
+ * caller has none), after, with net-proxy, the proxy variables
+ * (http_proxy, https_proxy, HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, all_proxy
+ * = http://127.0.0.1:PORT; NO_PROXY, no_proxy = localhost,127.0.0.1,::1)
+ * that the policy does not set itself. Nothing else, whatever caller
+ * holds. Returns a
  * NULL-terminated array in p's arena (its strings are in the arena or
  * point into caller; they live until exec or plan_free) or NULL
  * (ENOMEM). */

@@ -167,6 +167,20 @@ static const char *const inet[] = {
 	"socket arg0!=AF_UNIX", "socketpair arg0!=AF_UNIX", "socketcall",
 	NULL,
 };
+static const char *const proxy_client[] = {
+	/* What a net-proxy sandbox needs: TCP over IPv4 and IPv6, to its
+	 * own loopback (the proxy's listener; nothing else is there). Every
+	 * other family (AF_UNIX included: a socket could reach a host
+	 * socket under a bind) and every type but SOCK_STREAM (UDP, raw,
+	 * packet) is refused. family is an int: < and > compare all 64
+	 * bits, so high bits make a value refused (fail closed). */
+	"socket arg0<2", "socket arg0>10", "socket arg0==3", "socket arg0==4",
+	"socket arg0==5", "socket arg0==6", "socket arg0==7",
+	"socket arg0==8", "socket arg0==9",
+	"socket arg1&0xf==2", "socket arg1&0xf==3", "socket arg1&0xf==4",
+	"socket arg1&0xf==5", "socket arg1&0xf==6", "socket arg1&0xf==10",
+	SOCKETPAIR_NOT_ANON_UNIX, "socketcall", NULL,
+};
 static const char *const unix_sockets[] = {
 	/* family is an int: the kernel ignores the high 32 bits, so a
 	 * plain == would let 1<<32|AF_UNIX through. */
@@ -257,6 +271,10 @@ const struct sc_preset sc_presets[] = {
 	  python_tool },
 	{ "network", "creating sockets of any family", network },
 	{ "inet", "sockets of every family but AF_UNIX", inet },
+	{ "proxy-client",
+	  "every socket but TCP over IPv4/IPv6 (the egress proxy on the "
+	  "sandbox's loopback) and an anonymous AF_UNIX stream pair",
+	  proxy_client },
 	{ "unix-sockets",
 	  "AF_UNIX sockets but an anonymous stream pair (host sockets "
 	  "behind binds)",

@@ -34,3 +34,9 @@ derive() { # NAME FROM-LINE TO-LINE
 
 derive python-nonet.policy 'unshare user mount pid ipc uts net' 'unshare user mount pid ipc uts'
 derive python-host.policy 'chdir /workspace' 'chdir ${WORKSPACE}'
+# python.policy includes its network part (network-${NETWORK}.inc) from
+# its own directory: the variants need the files beside them.
+for inc in "$(dirname "$POLICY")"/network-*.inc; do
+	[[ -e $inc ]] || continue
+	install -m 0644 "$inc" "$OUT/" || exit 111
+done

@@ -505,6 +505,11 @@ with open(os.path.join(os.environ["PYSBX_POLICIES"], "python.policy")) as fi:
     text = fi.read().replace("keep-fd ${SESSION_FD:-}", "")
 with open(pol, "w") as fo:
     fo.write(text)
+# python.policy includes its network part from its own directory.
+for inc in ("network-none.inc", "network-pypi.inc", "network-proxy.inc"):
+    with open(os.path.join(os.environ["PYSBX_POLICIES"], inc)) as fi, \
+            open(os.path.join(T, inc), "w") as fo:
+        fo.write(fi.read())
 b = subprocess.run([PYSBX, "session", "-p", pol, "--workspace", WS,
                     "--scratch-parent", PARENT], input=b"", capture_output=True)
 ok(b.returncode == 100 and b"keep-fd ${SESSION_FD:-}" in b.stderr and
@@ -602,7 +607,7 @@ for prog in os.listdir(BIN):
     subprocess.run(["cp", os.path.join(BIN, prog),
                     os.path.join(INST, "bin", prog)], check=True)
 POL = os.path.join(INST, "share", "pysbx", "policies")
-for f in ("python.policy", "session_worker.py"):
+for f in ("python.policy", "network-none.inc", "session_worker.py"):
     subprocess.run(["cp", os.path.join(os.environ["PYSBX_POLICIES"], f),
                     POL], check=True)
 with open(os.path.join(POL, "session_worker.py"), "rb") as fi:

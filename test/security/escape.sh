@@ -65,7 +65,9 @@ SUM_VICTIM=$(cat "$T/victim/file" "$T/victim/sub/file" | cksum)
 # that the next layer holds on its own.
 cp "$P"/*.policy "$P"/*.inc "$T/pol/"
 sed 's/ @tty-inject//' "$P/python.policy" >"$T/pol/notty.policy"
-sed 's/^seccomp deny @python-tool /seccomp deny /' "$P/python.policy" >"$T/pol/noptrace.policy"
+# (python.policy takes @python-tool from its network include)
+sed 's/^include network-\${NETWORK:-none}\.inc$/include noptrace.inc/' "$P/python.policy" >"$T/pol/noptrace.policy"
+echo "# python.policy's network-none.inc without @python-tool" >"$T/pol/noptrace.inc"
 sed 's/ @namespaces//' "$P/python.policy" >"$T/pol/nsok.policy"
 { sed 's/ @namespaces @mount//' "$P/python.policy"; printf 'uid 0\ngid 0\n'; } >"$T/pol/root.policy"
 

@@ -529,6 +529,13 @@ static void presets(void)
 		  "socket, socketpair, socketcall" },
 		{ "inet",
 		  "socket arg0!=AF_UNIX, socketpair arg0!=AF_UNIX, socketcall" },
+		{ "proxy-client",
+		  "socket arg0<2, socket arg0>10, socket arg0==3, socket "
+		  "arg0==4, socket arg0==5, socket arg0==6, socket arg0==7, "
+		  "socket arg0==8, socket arg0==9, socket arg1&0xf==2, socket "
+		  "arg1&0xf==3, socket arg1&0xf==4, socket arg1&0xf==5, socket "
+		  "arg1&0xf==6, socket arg1&0xf==10, socketpair arg0!=AF_UNIX, "
+		  "socketpair arg1&0x2==0x2, socketcall" },
 		{ "unix-sockets",
 		  "socket arg0&0xffffffff==AF_UNIX, socketpair arg1&0x2==0x2, "
 		  "socketcall" },
