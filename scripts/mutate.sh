@@ -1120,6 +1120,13 @@ __MUTATIONS__
 -	if (u >= UW_K && u <= UW_T && v &&
 +	if (0 && u >= UW_K && u <= UW_T && v &&
 
+@@ name: llmode-shared-tmp-trusted
+@@ invariant: DESIGN 8 in Landlock-only mode: a policy of the caller's under the shared /tmp (writable from inside) is refused
+@@ file: pkg/guard/mode.c
+@@ tests: security/landlock_only
+-	if (r == 0 && !allow_untrusted)
++	if (r == 0 && !allow_untrusted && 0)
+
 @@ name: protect-dirs-unbounded
 @@ invariant: SECURITY Protected paths: the any-depth .git search is bounded (100,000 directories) and fails closed: exit 111 at start, 111 and an "unchecked" record after the run
 @@ file: pkg/mnt/protect.c

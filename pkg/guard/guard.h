@@ -291,10 +291,12 @@ int guard_mode(struct diag *d, struct chain *c, struct guard_opts *o,
 
 /* In Landlock-only mode, after the final parse: drop what needs
  * pysbx-mount and the policy accepted losing (protect, with a warning
- * each), and check that every rule has a host path. 0, or -1 with d set
- * (100: the policy cannot run Landlock-only, and why). */
+ * each), check that every rule has a host path, and (unless
+ * allow_untrusted) that no policy file or pysbx program of the caller's
+ * lies in a shared directory a tmpfs line makes writable (/tmp). 0, or
+ * -1 with d set (100: the policy cannot run Landlock-only, and why). */
 int guard_mode_plan(struct diag *d, struct guard_opts *o, const char *policy,
-		    struct plan *p);
+		    bool allow_untrusted, struct plan *p);
 
 struct run_result;
 /* After a run in namespace mode that pysbx-mount ended (111), for a

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -343,8 +344,93 @@ int guard_mode(struct diag *d, struct chain *c, struct guard_opts *o,
 	return 0;
 }
 
+/* The host directory a tmpfs line (or dev's shm) becomes in
+ * Landlock-only mode when it is shared (sticky and world-writable, as
+ * pkg/landlock maps it), into root (resolved); else false. */
+static bool shared_dir(const char *dst, const char *sub, char *root,
+		       size_t len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", dst, sub);
+	return realpath(path, root) && strlen(root) < len &&
+	       stat(root, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       (st.st_mode & S_ISVTX) && (st.st_mode & S_IWOTH);
+}
+
+/* path lies under root, and it or a directory between them is the
+ * caller's: from inside the shared directory the sandbox, which runs
+ * as the caller, could rewrite or replace it. */
+static bool caller_owned_under(const char *root, const char *path)
+{
+	char real[PATH_MAX];
+	size_t n = strlen(root);
+	struct stat st;
+
+	if (!realpath(path, real) || strncmp(real, root, n) ||
+	    (real[n] != '/' && strcmp(root, "/")))
+		return false;
+	while (strlen(real) > n) {
+		if (lstat(real, &st) == 0 && st.st_uid == geteuid())
+			return true;
+		*strrchr(real, '/') = '\0';
+	}
+	return false;
+}
+
+/* Invariant 8 in Landlock-only mode: a `tmpfs` over the host's /tmp is
+ * the host's shared /tmp, writable from inside (the read-write binds
+ * are checked by pkg/trust already). A policy file or a pysbx program
+ * that the caller owns there, or whose directory is the caller's, could
+ * be rewritten by the sandbox for its next run: refused. Root's files
+ * there cannot be (the sandbox has no capability). */
+static int shared_trust(struct diag *d, const struct plan *p)
+{
+	static const char *const progs[] = { "pysbx", "pysbx-clean",
+		"pysbx-exec", "pysbx-landlock", "pysbx-seccomp" };
+	char root[PATH_MAX], exe[PATH_MAX], prog[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	for (size_t i = 0; i < p->nfs; i++) {
+		const struct fs_op *f = &p->fs[i];
+		const char *bad = NULL;
+
+		if (!((f->kind == FS_TMPFS && shared_dir(f->dst, "", root,
+							 sizeof(root))) ||
+		      (f->kind == FS_DEV && shared_dir(f->dst, "/shm", root,
+						       sizeof(root)))))
+			continue;
+		for (size_t k = 0; !bad && k < p->nfiles; k++)
+			if (caller_owned_under(root, p->files[k]))
+				bad = p->files[k];
+		for (size_t k = 0; !bad && slash && k < 5; k++) {
+			snprintf(prog, sizeof(prog), "%.*s/%s",
+				 (int)(slash - exe), exe, progs[k]);
+			if (caller_owned_under(root, prog))
+				bad = progs[k];
+		}
+		if (!bad)
+			continue;
+		diag_fail(d, EXIT_USAGE, 0, "refusing %s in Landlock-only "
+			  "mode: it lies under %s, which '%s %s' (%s:%u) "
+			  "makes the host's shared directory, writable from "
+			  "inside, and it or its directory is yours: the "
+			  "sandbox could rewrite its next sandbox", bad, root,
+			  fs_kind_name(f->kind), f->dst, f->pos.file,
+			  f->pos.line);
+		diag_hint(d, "keep policies and the pysbx programs outside "
+			  "/tmp and /dev/shm, or owned by root, to run "
+			  "Landlock-only (docs/SECURITY.md)");
+		return -1;
+	}
+	return 0;
+}
+
 int guard_mode_plan(struct diag *d, struct guard_opts *o, const char *policy,
-		    struct plan *p)
+		    bool allow_untrusted, struct plan *p)
 {
 	char why[sizeof(o->mode_why) * 4];
 	struct ll_ruleset *rs;
@@ -395,6 +481,8 @@ int guard_mode_plan(struct diag *d, struct guard_opts *o, const char *policy,
 	ll_free(rs);
 	free(rs);
 	free(e);
+	if (r == 0 && !allow_untrusted)
+		r = shared_trust(d, p);
 	return r;
 }
 

@@ -187,7 +187,7 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	o->kill_after_ms = p.kill_after_ms;
 	o->die_with_parent = p.die_with_parent = o->die_with_parent ||
 						  p.die_with_parent;
-	if (guard_mode_plan(d, o, c->policy, &p) < 0)
+	if (guard_mode_plan(d, o, c->policy, c->allow_untrusted, &p) < 0)
 		goto out;
 	/* The proxy's listener is made in pysbx-mount's network namespace:
 	 * without that step (Landlock-only mode included) there is nothing

@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-echo "1..26"
+echo "1..28"
 
 WS=$T/ws
 OUT=$T/out
@@ -52,6 +52,7 @@ env PATH=/usr/bin:/bin
 EOF
 sed 's/^landlock-only allow$/landlock-only always/' "$T/ll.policy" >"$T/always.policy"
 { grep -v '^landlock-only' "$T/ll.policy"; echo 'ro-bind /usr/share /elsewhere'; echo 'landlock-only allow'; } >"$T/moved.policy"
+{ cat "$T/ll.policy"; echo 'limit nproc 1'; } >"$T/nproc.policy"
 chmod 0644 "$T"/*.policy
 
 # refused FILTER ARGS...: pysbx run ARGS under a filter that refuses
@@ -139,6 +140,15 @@ out=$(refused nomount -p "$T/ll.policy" -D WORKSPACE="$WS" -- /usr/bin/unshare -
 is "$out" "unshare: unshare failed: Operation not permitted" \
 	"no user namespace of its own: nested-userns deny holds (seccomp @namespaces, as no limit inside a namespace can)"
 
+out=$(refused nomount -p "$T/nproc.policy" -D WORKSPACE="$WS" -- /usr/bin/python3 -c '
+import os
+try:
+    os.fork() or os._exit(0)
+    print("forked")
+except OSError as e:
+    print(e.errno)' 2>/dev/null)
+is "$out" 11 "processes are bounded by the policy's rlimit (limit nproc 1: fork fails, EAGAIN; it counts the caller's processes host-wide)"
+
 # --- signals ------------------------------------------------------------
 sleep 60 &
 VICTIM=$!
@@ -201,6 +211,14 @@ is "$?:$(grep -v '^pysbx: Landlock-only' <<<"$out")" "100:$T/moved.policy:12:1: 
 pysbx: 1 error in $T/moved.policy; nothing was started
 pysbx: fatal: $T/moved.policy cannot run in Landlock-only mode (namespaces are refused here (make the mount namespace private: Operation not permitted))" \
 	"a bind to another place cannot be path-transparent: 100 with the policy's position, nothing run"
+
+# A policy of the caller's under /tmp, which agent-shell's `tmpfs /tmp`
+# makes the host's shared /tmp in this mode: the sandbox could rewrite it.
+cp "$POL/agent-shell.policy" "$T/mine.policy"
+out=$(refused nomount -p "$T/mine.policy" -D LANDLOCK_ONLY=allow -D WORKSPACE="$WS" -- /bin/true 2>&1)
+is "$?:$(grep -v '^pysbx: \(Landlock-only mode\|warning\)' <<<"$out")" "100:pysbx: fatal: refusing $T/mine.policy in Landlock-only mode: it lies under /tmp, which 'tmpfs /tmp' ($T/mine.policy:$(grep -n '^tmpfs /tmp' "$T/mine.policy" | cut -d: -f1)) makes the host's shared directory, writable from inside, and it or its directory is yours: the sandbox could rewrite its next sandbox
+pysbx: hint: keep policies and the pysbx programs outside /tmp and /dev/shm, or owned by root, to run Landlock-only (docs/SECURITY.md)" \
+	"a policy of the caller's under the shared /tmp is refused (invariant 8: the sandbox could rewrite it), 100"
 
 # --- agent-shell: the protected names need pysbx-mount -----------------------
 mkdir -p "$WS/.git"
