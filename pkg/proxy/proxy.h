@@ -4,7 +4,7 @@
  * absolute-form HTTP, SOCKS5). No I/O, no allocation: every buffer is the
  * caller's. The bytes parsed here are written by the sandbox: this is
  * the toolkit's largest attack surface, fuzzed by test/fuzz/fuzz_proxy.c.
- * docs/POLICY.md documents the rules, docs/PROXY.md the protocol.
+ * docs/POLICY.md documents the rules, docs/NETWORK.md the proxy.
  */
 #ifndef PYSBX_PROXY_H
 #define PYSBX_PROXY_H
