@@ -648,6 +648,25 @@ struct config {
 static int config_path(struct walk *w, const struct config *c,
 		       const char *sect, char *value);
 
+/* One line of a git config file, trimmed; a "[section]" prefix is
+ * recorded in sect (its first word, as git's section name) and skipped.
+ * false: a header without its ']' (the line is ignored, as git would
+ * refuse the file). */
+static bool config_line(char **line, char *sect, size_t size)
+{
+	trim(line);
+	if ((*line)[0] == '[') {
+		size_t n = strcspn(*line + 1, " \t\"]");
+
+		snprintf(sect, size, "%.*s", (int)n, *line + 1);
+		if (!(*line = strchr(*line, ']')))
+			return false;
+		++*line;
+		trim(line);
+	}
+	return true;
+}
+
 /* The keys of a config file that name files: core.hooksPath and
  * include.path / includeIf.*.path, in included files too (a checked-in
  * .gitconfig is a common place for hooksPath). */
@@ -676,16 +695,8 @@ static int scan_config(struct walk *w, const struct config *c)
 
 		if ((next = strchr(line, '\n')))
 			*next++ = '\0';
-		trim(&line);
-		if (line[0] == '[') {
-			size_t n = strcspn(line + 1, " \t\"]");
-
-			snprintf(sect, sizeof(sect), "%.*s", (int)n, line + 1);
-			line = strchr(line, ']');
-			if (!line++)
-				continue;
-			trim(&line);
-		}
+		if (!config_line(&line, sect, sizeof(sect)))
+			continue;
 		if (!*line || *line == '#' || *line == ';' ||
 		    !(eq = strchr(line, '=')))
 			continue;
@@ -926,16 +937,8 @@ static bool config_true(struct walk *w, const char *rel, const char *sect,
 
 		if ((next = strchr(line, '\n')))
 			*next++ = '\0';
-		trim(&line);
-		if (line[0] == '[') {
-			size_t n = strcspn(line + 1, " \t\"]");
-
-			snprintf(s, sizeof(s), "%.*s", (int)n, line + 1);
-			line = strchr(line, ']');
-			if (!line++)
-				continue;
-			trim(&line);
-		}
+		if (!config_line(&line, s, sizeof(s)))
+			continue;
 		if (strcasecmp(s, sect) || !*line)
 			continue;
 		if ((eq = strchr(line, '=')))

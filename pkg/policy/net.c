@@ -8,24 +8,6 @@
 #include "proxy/proxy.h"
 #include "util/num.h"
 
-/* A port: 1-65535 in decimal, no sign, no leading zero. */
-static int port_num(const char *s, size_t n, unsigned *out)
-{
-	unsigned v = 0;
-
-	if (!n || n > 5 || s[0] == '0')
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v > 65535)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 void d_netproxy(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 {
 	struct pos *first = &c->p->at[PAT_PROXY];
@@ -37,7 +19,7 @@ void d_netproxy(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 		return;
 	}
 	if (n == 2 && (strncmp(t[1].s, "port=", 5) ||
-		       port_num(t[1].s + 5, t[1].len - 5, &port))) {
+		       px_port_parse(t[1].s + 5, t[1].len - 5, &port))) {
 		perr_at(c, pos, t[1].col, "expected 'port=N' with N from 1 to "
 			"65535, not '%s'", t[1].s);
 		return;
@@ -132,7 +114,7 @@ static void rule_word(struct ctx *c, const struct pos *pos,
 	}
 	if (colon) {
 		hn = (size_t)(colon - w);
-		if (port_num(colon + 1, t->len - hn - 1, &port)) {
+		if (px_port_parse(colon + 1, t->len - hn - 1, &port)) {
 			perr_at(c, pos, t->col, "rule '%s': port '%s' is not a "
 				"number from 1 to 65535", w, colon + 1);
 			return;

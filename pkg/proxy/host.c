@@ -115,3 +115,22 @@ const char *px_host_strerror(enum px_host_err e)
 	}
 	return "invalid";
 }
+
+/* A port: 1-65535 in decimal, no sign, no leading zero (so that one
+ * port has one spelling in rules, requests and the log). */
+int px_port_parse(const char *s, size_t n, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (!n || n > 5 || s[0] == '0')
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	if (v > 65535)
+		return -1;
+	*out = v;
+	return 0;
+}

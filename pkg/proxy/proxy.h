@@ -35,6 +35,9 @@ struct px_addr {
  * zone id) of n bytes. Returns 0, or -1. Same answer with musl and glibc
  * (no inet_pton). */
 int px_addr_parse(const char *s, size_t n, struct px_addr *out);
+/* A port of n bytes: 1-65535 in decimal, no sign, no leading zero.
+ * Returns 0 and sets *out, or -1. */
+int px_port_parse(const char *s, size_t n, unsigned *out);
 /* Canonical text (RFC 5952: lower case, longest zero run as "::"; IPv6
  * in brackets) into buf (PX_ADDR_TEXT bytes); returns buf. */
 char *px_addr_text(const struct px_addr *a, char *buf);

@@ -56,23 +56,6 @@ static bool iprefix(const char *s, size_t n, const char *w)
 	return n >= k && ieq(s, k, w);
 }
 
-static int port_num(const char *s, size_t n, unsigned *out)
-{
-	unsigned v = 0;
-
-	if (!n || n > 5 || s[0] == '0')
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v > 65535)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 const char *px_status_text(int status)
 {
 	switch (status) {
@@ -296,7 +279,7 @@ static int authority(const char *s, size_t n, struct px_host *h,
 			hn = (size_t)(c - s);
 	}
 	if (hn < n) {
-		if (port_num(s + hn + 1, n - hn - 1, port) < 0) {
+		if (px_port_parse(s + hn + 1, n - hn - 1, port) < 0) {
 			*why = "the port is not a number from 1 to 65535";
 			return -1;
 		}
