@@ -648,6 +648,21 @@ struct config {
 static int config_path(struct walk *w, const struct config *c,
 		       const char *sect, char *value);
 
+/* The directory rel beneath the workspace root (no symlink, no way out),
+ * or NULL: a directory that cannot be opened has nothing to scan. */
+static DIR *open_dir_rel(struct walk *w, const char *rel)
+{
+	int fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY |
+			     O_CLOEXEC, 0, MNT_RESOLVE);
+	DIR *dir;
+
+	if (fd < 0)
+		return NULL;
+	if (!(dir = fdopendir(fd)))
+		close(fd);
+	return dir;
+}
+
 /* One line of a git config file, trimmed; a "[section]" prefix is
  * recorded in sect (its first word, as git's section name) and skipped.
  * false: a header without its ']' (the line is ignored, as git would
@@ -771,18 +786,13 @@ static int git_modules(struct walk *w, const char *rel, unsigned nest)
 	char sub[PLAN_MAX_PATH + 1], f[PLAN_MAX_PATH + 16],
 		buf[PLAN_MAX_PATH + 1], wt[PLAN_MAX_PATH + 1];
 	struct dirent *de;
-	int fd, r = 0;
+	int r = 0;
 	DIR *dir;
 
 	if (nest > GIT_NEST)
 		return 0;
-	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
-			 MNT_RESOLVE);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(dir = open_dir_rel(w, rel)))
 		return 0;
-	}
 	while (!r && (de = readdir(dir))) {
 		struct stat st;
 
@@ -837,19 +847,14 @@ static int git_hooks(struct walk *w, const char *g)
 {
 	char rel[PLAN_MAX_PATH + 1], h0[PLAN_MAX_PATH + 1];
 	struct dirent *de;
-	int fd, r = 0;
+	int r = 0;
 	DIR *dir;
 
 	snprintf(h0, sizeof(h0), "%s/hooks", g);
 	if (resolve(w->rootfd, w->p->op->dst, h0, rel, sizeof(rel)) < 0)
 		return 0;	/* reported by protect_path */
-	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
-			 MNT_RESOLVE);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(dir = open_dir_rel(w, rel)))
 		return 0;
-	}
 	while (!r && (de = readdir(dir))) {
 		char h[PLAN_MAX_PATH + 1];
 		struct stat st;
@@ -1534,18 +1539,13 @@ static int defuse_below(struct walk *w, const char *rel, unsigned nest,
 {
 	char sub[PLAN_MAX_PATH + 1];
 	struct dirent *de;
-	int fd, moved = 0;
+	int moved = 0;
 	DIR *dir;
 
 	if (lvl > 32)
 		return 0;
-	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
-			 MNT_RESOLVE);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(dir = open_dir_rel(w, rel)))
 		return 0;
-	}
 	while ((de = readdir(dir))) {
 		struct stat st;
 		int r;
@@ -1703,17 +1703,11 @@ static void check_modules(struct walk *w, const char *rel, unsigned lvl)
 	char sub[PLAN_MAX_PATH + 1];
 	struct dirent *de;
 	DIR *dir;
-	int fd;
 
 	if (lvl > 32)
 		return;
-	fd = sys_openat2(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
-			 MNT_RESOLVE);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(dir = open_dir_rel(w, rel)))
 		return;
-	}
 	while ((de = readdir(dir))) {
 		struct stat st;
 		int moved;
