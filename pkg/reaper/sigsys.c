@@ -155,9 +155,16 @@ static void record(struct sigsys_sup *s, const struct seccomp_notif *req,
 
 	describe(req, name, sizeof(name), arch, sizeof(arch), &nr);
 	if (s->report_fd < 0) {
-		fprintf(stderr, "pysbx-mount: the syscall filter killed pid "
-			"%u (%s): syscall %s (%s nr %d)\n", req->pid, comm,
-			name, arch, nr);
+		/* No guard to explain it: say it here. */
+		if (name[0] == '"')
+			fprintf(stderr, "pysbx-mount: the syscall filter killed "
+				"pid %u (%s): syscall %.*s (%s nr %d)\n",
+				req->pid, comm, (int)strlen(name) - 2, name + 1,
+				arch, nr);
+		else
+			fprintf(stderr, "pysbx-mount: the syscall filter killed "
+				"pid %u (%s): syscall nr %d of %s\n", req->pid,
+				comm, nr, arch);
 		return;
 	}
 	n = snprintf(line, sizeof(line),
