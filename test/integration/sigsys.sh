@@ -74,6 +74,10 @@ else
 		'"syscall":null "syscall_nr":39 "syscall_arch":"i386":' "... the record has nr and arch, and nothing was made on the host"
 fi
 
+run "$B/pysbx" run -p "$p" -- /probe/sigsys_probe catch /host/catch
+is "$rc:$(out):$(ls -A "$T/host")" "159::" \
+	"a target that catches every signal it can still dies (SIGKILL), silently, before the call"
+
 # --- the target attacks pid 1 first ------------------------------------------
 run "$B/pysbx" run -p "$p" -- /probe/sigsys_probe pid1 /host/pid1
 is "$rc:$(out)" "159:kill=sent stop=sent ptrace=Operation not permitted" \

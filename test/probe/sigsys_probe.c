@@ -11,6 +11,8 @@
  *	sigsys_probe stacked DIR      a filter of its own answers EACCES for
  *	                              mkdir, then mkdir(DIR)
  *	sigsys_probe fds              the fds it holds (no listener leaks)
+ *	sigsys_probe catch DIR        a handler for every catchable signal,
+ *	                              then mkdir(DIR)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -151,6 +153,23 @@ static int fds(void)
 	return 0;
 }
 
+static void caught(int sig)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "caught %d\n", sig);
+
+	if (write(1, buf, (size_t)n) < 0)
+		_exit(3);
+}
+
+static void catch_all(void)
+{
+	struct sigaction sa = { .sa_handler = caught };
+
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);	/* KILL and STOP refuse */
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
@@ -174,6 +193,9 @@ int main(int argc, char **argv)
 		printf(" stop=%s", kill(1, SIGSTOP) < 0 ? strerror(errno) : "sent");
 		printf(" ptrace=%s\n", ptrace(PTRACE_ATTACH, 1, 0, 0) < 0 ?
 					      strerror(errno) : "attached");
+		survived(mkdir(dir, 0755));
+	} else if (!strcmp(argv[1], "catch")) {
+		catch_all();
 		survived(mkdir(dir, 0755));
 	} else if (!strcmp(argv[1], "listener")) {
 		return listener();
