@@ -109,6 +109,10 @@ run "$B/pysbx" run --status-fd 3 -p "$q" -- /probe/sigsys_probe plain /host/nopi
 is "$rc:$(out):$(err)" "159::pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on mkdir; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
 	"without a pid namespace the kernel kills (SIGSYS) and the line names the candidates"
 is "$(field syscall):$(ls -A "$T/host")" ":" "... no syscall in the record, nothing made on the host"
+q=$(pol nosend "${base[@]}" 'seccomp kill mkdir' 'seccomp errno=EPERM sendmsg')
+run "$B/pysbx" run -p "$q" -- /probe/sigsys_probe plain /host/nosend
+is "$rc:$(out):$(err):$(ls -A "$T/host")" "159::pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on mkdir; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME':" \
+	"a policy that stops sendmsg (the listener's way to pid 1) keeps the kernel's kill"
 run "$B/pysbx-seccomp" -p "$T/kill.policy" --partial -- "$T/probe/sigsys_probe" plain "$T/host/standalone"
 is "$rc:$(out):$(err)" "159::" "pysbx-seccomp standalone: the kernel's kill, as before"
 
