@@ -7,7 +7,7 @@
 #
 #   scripts/bench-sigsys.sh [BASE_BIN]
 #
-# Commands, each `pysbx run -p POLICY -D WORKSPACE=WS -- WS/bench_true`:
+# Commands, each `pysbx run -p POLICY -D WORKSPACE=WS -- /workspace/bench_true`:
 #   supervised    python.policy as shipped: the kills go to pid 1
 #   kernel kill   the same plus `seccomp errno=EPERM sendmsg`, which makes
 #                 pysbx-seccomp keep the kernel's kill (pid 1 still makes
@@ -51,7 +51,7 @@ if [[ $(id -u) == 0 ]]; then
 		--inh-caps=-all --bounding-set=-all env -i PATH=/usr/bin:/bin
 		HOME=/nonexistent LANG=C.UTF-8)
 fi
-A="-D WORKSPACE=$W/ws -- $W/ws/bench_true"
+A="-D WORKSPACE=$W/ws -- /workspace/bench_true"
 cmds=(-n supervised "$W/build/bin/pysbx run -p $W/policies/python.policy $A"
 	-n "kernel kill" "$W/build/bin/pysbx run -p $W/policies/kernel-kill.policy $A")
 [[ -n $BASE ]] && cmds+=(-n before "$W/base/pysbx run -p $W/policies/python.policy $A")
