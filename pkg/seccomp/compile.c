@@ -570,34 +570,6 @@ int sc_notify_ok(const struct plan *p, const struct sc_filter *f)
 	return allowed;
 }
 
-/* Ahead of the program in notify mode: seccomp(2) with
- * SECCOMP_FILTER_FLAG_NEW_LISTENER (arg1, an unsigned int: its low word)
- * fails with EPERM on x86_64; other ABIs are killed anyway. The kernel
- * gives a syscall to the newest filter returning USER_NOTIF, so a filter
- * the target stacked with a listener of its own would take our kills and
- * could answer "continue". A filter without a listener gets ENOSYS. */
-enum { SC_NOTIFY_GUARD_LEN = 7 };
-
-static void sc_notify_guard(struct sock_filter *out)
-{
-	const struct sock_filter guard[SC_NOTIFY_GUARD_LEN] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 5),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, args[1])),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-			 SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K,
-			 SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-	};
-
-	memcpy(out, guard, sizeof(guard));
-}
-
 static int send_fd(int sock, int fd)
 {
 	union {
@@ -623,38 +595,31 @@ static int send_fd(int sock, int fd)
 
 int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
 {
-	struct sock_filter *insns, *all;
+	struct sock_filter *insns;
 	struct sock_fprog prog;
 	size_t n;
 	int fd, e;
 
 	if (sc_filter_bpf(d, f, &insns, &n) < 0)
 		return -1;
-	all = malloc((n + SC_NOTIFY_GUARD_LEN) * sizeof(*all));
-	if (!all || n + SC_NOTIFY_GUARD_LEN > SC_BPF_MAX_INSNS) {
-		free(all);
-		free(insns);
-		return sc_load(d, f);	/* too big or no memory: the kernel's kill */
-	}
-	sc_notify_guard(all);
-	for (size_t i = 0; i < n; i++) {
-		all[SC_NOTIFY_GUARD_LEN + i] = insns[i];
+	for (size_t i = 0; i < n; i++)
 		if (insns[i].code == (BPF_RET | BPF_K) &&
 		    insns[i].k == SECCOMP_RET_KILL_PROCESS)
-			all[SC_NOTIFY_GUARD_LEN + i].k = SECCOMP_RET_USER_NOTIF;
-	}
-	free(insns);
-	prog.len = (unsigned short)(n + SC_NOTIFY_GUARD_LEN);
-	prog.filter = all;
+			insns[i].k = SECCOMP_RET_USER_NOTIF;
+	prog.len = (unsigned short)n;
+	prog.filter = insns;
 	alloc_prefault(0);	/* as in sc_load */
 	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			  SECCOMP_FILTER_FLAG_NEW_LISTENER |
 				  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 			  &prog);
 	e = errno;
-	free(all);
-	if (fd < 0 && e == EINVAL)
-		return sc_load(d, f);	/* an older kernel: its own kill */
+	free(insns);
+	/* EINVAL: a kernel without these flags (before 6.0). EBUSY: a
+	 * filter already in force has a listener (pysbx inside pysbx: the
+	 * kernel allows one per chain of filters). The kernel's kill. */
+	if (fd < 0 && (e == EINVAL || e == EBUSY))
+		return sc_load(d, f);
 	if (fd < 0) {
 		diag_fail(d, EXIT_SYSCALL, e, "unable to load the seccomp filter");
 		load_hint(d, e);

@@ -99,12 +99,12 @@ int sc_notify_ok(const struct plan *p, const struct sc_filter *f);
 
 /* Load the compiled filter with every KILL_PROCESS (the policy's kill,
  * the foreign-ABI kill) as SECCOMP_RET_USER_NOTIF and a new listener
- * (SECCOMP_FILTER_FLAG_NEW_LISTENER | WAIT_KILLABLE_RECV), ahead of it a
- * check that refuses (EPERM) any later seccomp(2) asking for a listener
- * (a filter of the target's own could otherwise take the notification
- * and let the call go on), and send the listener over sock. A kernel
- * without these flags (before 6.0) gets the plain program (sc_load). 0
- * or -1 (111; nothing was executed since the load). */
+ * (SECCOMP_FILTER_FLAG_NEW_LISTENER | WAIT_KILLABLE_RECV), and send the
+ * listener over sock. The kernel then refuses (EBUSY) any later filter
+ * with a listener of its own, which could take the notifications and
+ * let the call go on. A kernel without these flags (before 6.0), or a
+ * filter in force that has a listener already (pysbx in pysbx), gets
+ * the plain program (sc_load). 0 or -1 (111). */
 int sc_load_notify(struct diag *d, struct sc_filter *f, int sock);
 
 /* Read a precompiled BPF program from path ("-" is stdin): refuses an
