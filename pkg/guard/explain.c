@@ -63,6 +63,12 @@ static void duration(char *buf, size_t len, uint64_t ms)
 static void why(const struct guard_opts *o, const struct sigsys_rec *k,
 		char *buf, size_t len)
 {
+	if (!k->name[0] && !strcmp(k->arch, "x86_64")) {
+		snprintf(buf, len, ", a number the build's syscall table does "
+			 "not name, denied by the policy's 'seccomp default "
+			 "kill'");
+		return;
+	}
 	if (!k->name[0]) {
 		snprintf(buf, len, "; a foreign ABI (%s) is always killed and "
 			 "cannot be allowed: run a 64-bit (x86_64) build",

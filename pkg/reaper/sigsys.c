@@ -61,8 +61,10 @@ static void take_listener(struct sigsys_sup *s)
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > 2)
+			n = 2;	/* the buffer holds no more (MSG_CTRUNC) */
 		memcpy(fd, CMSG_DATA(cm), n * sizeof(int));
-		for (size_t i = 0; i < n && i < 2; i++) {
+		for (size_t i = 0; i < n; i++) {
 			/* A listener answers ENOENT for an unknown id. */
 			if (s->listener < 0 &&
 			    ioctl(fd[i], SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 &&
