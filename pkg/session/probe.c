@@ -1,10 +1,10 @@
 /* What the policy makes of the session's variables, learned by parsing it
- * as the guard will, in the host itself. A child process (as this once
- * was) kept the parser's memory out of the host, but its fork, the
- * copy-on-write faults on both sides and its exit cost 0.5-2.7 ms of every
- * cold start on the VMs we measure (docs/BENCHMARKS.md); the parser's
- * arena chunks stay in the host for reuse by the next probe
- * (pkg/util/alloc.c keeps what it touched): 60 KiB with python.policy. */
+ * as the guard will, in the host itself. A child process would keep the
+ * parser's memory out of the host, but its fork, the copy-on-write faults
+ * on both sides and its exit cost 0.5-2.7 ms of a cold start on the VMs
+ * we measure (docs/BENCHMARKS.md); the parser's arena chunks stay in the
+ * host for reuse by the next probe (pkg/util/alloc.c keeps what it
+ * touched): 60 KiB with python.policy. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
