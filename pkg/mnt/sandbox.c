@@ -302,7 +302,12 @@ static int pid1_entry(void *arg)
 {
 	struct pid1_args *a = arg;
 
-	if (pid1(a) < 0)
+	int r = pid1(a);
+
+	/* The check is done, or the target never ran: a later start has
+	 * nothing to check for this run. */
+	mnt_protect_unrecord();
+	if (r < 0)
 		diag_exit(a->d);
 	exit(a->m->exit_code);
 }
@@ -324,6 +329,9 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	if (getppid() != ppid)
 		return diag_fail(d, EXIT_SYSCALL, 0,
 				 "unable to start: the parent died");
+	/* protect's records: their directory is opened here, on the host. */
+	if (mnt_protect_state(d, m) < 0)
+		return -1;
 	procfd = mnt_open_proc(d, AT_FDCWD, "/proc");
 	if (procfd < 0)
 		return -1;
