@@ -127,9 +127,16 @@ int mnt_protect_check(struct diag *d, int code);
 int mnt_protect_state(struct diag *d, const struct mnt_ctx *m);
 /* In pid 1, before the target starts: one record, key (a NUL-free
  * identity of the protected directory) then body, locked for as long as
- * pid 1 lives. 0 or -1. */
+ * pid 1 lives. Its index, or -1. */
 int mnt_protect_record(struct diag *d, const char *key, const char *body,
 		       size_t len);
+/* In the monitor, once pid 1 was SIGKILLed: this run's record i locked
+ * by us (fd), or -1 (a start is checking it); then removed. */
+int mnt_protect_retake(size_t i);
+void mnt_protect_retaken(size_t i, int fd);
+/* In the monitor, once pid 1 was SIGKILLed while the target ran: the
+ * check pid 1 could not do, on the host's paths (protect.c). */
+void mnt_protect_killed(struct diag *d, const struct plan *p);
 /* In pid 1, once its check is done (or the target never ran): remove
  * this run's records. */
 void mnt_protect_unrecord(void);

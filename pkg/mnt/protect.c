@@ -100,6 +100,8 @@ struct prot {
 	int ifd;		/* inotify: lock files made next to them */
 	char **wrel;		/* the watched directory of each wd - 1 */
 	size_t nw;
+	int rec;		/* this run's record of it (protrec.c), -1 */
+	char key[128];		/* DIR's identity in it */
 };
 
 static struct prot *prots;
@@ -112,6 +114,7 @@ struct walk {
 	int report_fd;
 	bool post;	/* the check after the run */
 	bool earlier;	/* ... of an earlier run, found at this start */
+	bool killed;	/* ... by the monitor: pid 1 was SIGKILLed */
 };
 
 static char *xstrdup(struct walk *w, const char *s)
@@ -259,7 +262,9 @@ static void report(struct walk *w, const char *what, const char *rel,
 	diag_warn(w->d, "%s %s (protect at %s:%u%s)", path, msg,
 		  w->p->op->pos.file, w->p->op->pos.line, w->earlier ?
 		  "; an earlier run on this directory was killed before its "
-		  "check after the run: checked at this start" : "");
+		  "check after the run: checked at this start" : w->killed ?
+		  "; the sandbox's pid 1 was killed: checked from outside" :
+		  "");
 	if (w->report_fd < 0)
 		return;
 	diag_json_escape(esc, sizeof(esc), path);
@@ -1385,7 +1390,7 @@ static int record(struct walk *w);
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1];
-	struct walk w = { d, NULL, -1, d->report_fd, false, false };
+	struct walk w = { d, NULL, -1, d->report_fd, false, false, false };
 	struct prot *ps = realloc(prots, (nprots + 1) * sizeof(*prots));
 	int r;
 
@@ -1396,6 +1401,7 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	w.p = memset(&prots[nprots++], 0, sizeof(*prots));
 	w.p->op = op;
 	w.p->ifd = -1;
+	w.p->rec = -1;
 	if (split_patterns(w.p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
 				 op->dst);
@@ -1782,7 +1788,7 @@ static void check_one(struct walk *w)
 
 int mnt_protect_check(struct diag *d, int code)
 {
-	struct walk w = { d, NULL, -1, d->report_fd, true, false };
+	struct walk w = { d, NULL, -1, d->report_fd, true, false, false };
 	int root;
 
 	if (!nprots)
@@ -1903,8 +1909,11 @@ out:
 	if (r < 0)
 		diag_fail(w->d, EXIT_SYSCALL, e, "unable to record the protected tree %s (at %s:%u)",
 			  p->op->dst, p->op->pos.file, p->op->pos.line);
-	else
-		r = mnt_protect_record(w->d, key, buf, n);
+	else if ((r = mnt_protect_record(w->d, key, buf, n)) >= 0) {
+		p->rec = r;
+		memcpy(p->key, key, sizeof(p->key));
+		r = 0;
+	}
 	free(buf);
 	return r;
 }
@@ -1984,4 +1993,61 @@ static int recover(struct walk *w)
 		return mnt_op_fail(w->d, w->p->op, errno, NULL, "");
 	mnt_protect_stale(key, recover_one, w);
 	return 0;
+}
+
+/* Where DIR (a path inside the sandbox) is on the host: below the
+ * source of the last bind whose destination holds it. */
+static bool host_dir(const struct plan *pl, const struct fs_op *op, char *out,
+		     size_t len)
+{
+	const struct fs_op *b = NULL;
+
+	for (const struct fs_op *f = pl->fs; f < op; f++) {
+		size_t n = strlen(f->dst);
+
+		if ((f->kind == FS_BIND || f->kind == FS_RO_BIND ||
+		     f->kind == FS_DEV_BIND) &&
+		    !strncmp(op->dst, f->dst, n) &&
+		    (op->dst[n] == '/' || !op->dst[n] || n == 1))
+			b = f;
+	}
+	return b && snprintf(out, len, "%s%s", b->src,
+			     op->dst + (strlen(b->dst) == 1 ? 0 :
+					strlen(b->dst))) < (int)len;
+}
+
+void mnt_protect_killed(struct diag *d, const struct plan *pl)
+{
+	for (size_t i = 0; i < nprots; i++) {
+		struct prot *p = &prots[i];
+		struct walk w = { d, p, -1, d->report_fd, true, false, true };
+		char dir[PLAN_MAX_PATH + 1], key[128];
+		int fd;
+
+		if (p->rec < 0 || !host_dir(pl, p->op, dir, sizeof(dir)))
+			continue;
+		w.rootfd = sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY |
+				       O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS |
+				       RESOLVE_NO_MAGICLINKS);
+		/* The very directory pid 1 protected, and no start is
+		 * checking its record now: else the next start does. */
+		if (w.rootfd < 0 || dir_key(w.rootfd, key, sizeof(key)) < 0 ||
+		    strcmp(key, p->key) ||
+		    (fd = mnt_protect_retake((size_t)p->rec)) < 0) {
+			if (w.rootfd >= 0)
+				close(w.rootfd);
+			continue;
+		}
+		check_one(&w);
+		if (p->unchecked)
+			report(&w, "unchecked", "", "holds more than %d "
+			       "directories: the check stopped there; review "
+			       "every new .git before git runs there",
+			       DIRS_MAX);
+		else
+			mnt_protect_retaken((size_t)p->rec, fd);
+		if (p->unchecked)
+			close(fd);
+		close(w.rootfd);
+	}
 }

@@ -246,8 +246,32 @@ int mnt_protect_record(struct diag *d, const char *key, const char *body,
 		return diag_fail(d, EXIT_SYSCALL, e, "unable to write a record "
 				 "of the protected tree in %s", state_path);
 	}
-	recs[nrecs++].fd = fd;
-	return 0;
+	recs[nrecs].fd = fd;
+	return (int)nrecs++;
+}
+
+int mnt_protect_retake(size_t i)
+{
+	struct stat a, b;
+	int fd;
+
+	/* recs[] is pid 1's, in the memory we share; its fds are not ours. */
+	if (i >= nrecs || (fd = openat(state_fd, recs[i].name, O_RDONLY |
+				       O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
+	    fstatat(state_fd, recs[i].name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void mnt_protect_retaken(size_t i, int fd)
+{
+	unlinkat(state_fd, recs[i].name, 0);
+	close(fd);
 }
 
 void mnt_protect_unrecord(void)

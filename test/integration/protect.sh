@@ -176,10 +176,10 @@ recs() { ls -A "$SD" 2>/dev/null | grep -c '^run-'; }
 # other pid of the run (HOW=tree); waits for every process to be gone.
 hardkill() {
 	local ws=$1 how=$2 p mon p1
-	setsid "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$ws" -- /bin/sh -c "EVIL='$EVIL'
+	setsid "$B/pysbx" run --status-fd 3 -p "$P/agent-shell.policy" -D WORKSPACE="$ws" -- /bin/sh -c "EVIL='$EVIL'
 $NEST
 $3
-touch .planted && exec sleep 1000" >"$T/killed.out" 2>&1 &
+touch .planted && exec sleep 1000" >"$T/killed.out" 2>&1 3>"$T/killed.st" &
 	p=$!
 	wait_for test -e "$ws/.planted" || echo "# not planted: $(cat "$T/killed.out")"
 	mon=$(pgrep -P "$p" -x pysbx-mount) && p1=$(pgrep -P "$mon" -x pysbx-mount)
@@ -190,29 +190,40 @@ touch .planted && exec sleep 1000" >"$T/killed.out" 2>&1 &
 }
 HOOK='mkdir -p .git/hooks && printf "%s\n" "$EVIL" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && echo K=1 > .env && nest sub &&
 { ls -d '"$SD"' >/dev/null 2>&1 && echo SEEN-STATE; (echo x > '"$SD"'/run-forged) 2>/dev/null && echo WROTE-STATE; }'
-for how in tree pid1; do
-	W=$T/r4h$how && newrepo "$W" && rm -rf "$W/.git/hooks"
-	hardkill "$W" $how "$HOOK"
-	n0=$(recs)
-	run "$W" true
-	[[ $n0 == 1 && $rc == 0 && $out == *"warning: $W/.git/hooks was created during the run"*"an earlier run on this directory was killed"* &&
-		$out == *"$W/sub/.git was created during the run"* && $out == *"$W/.env was created during the run"* &&
-		$st == *'"what":"moved","path":"'"$W/.git/hooks"'","run":"earlier"'* ]] &&
-		ok "kill -9 of pid 1 ($how) after the target made a hook dir, a repository with core.fsmonitor and a gitlink, a .env: the next start reports each (stderr and status record)" ||
-		not_ok "killed run ($how) reported at the next start" "records $n0 rc $rc" "$out" "$st"
-	is "$(host_commit "$W"):$(recs):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused'):$($GIT -C "$W/sub" log --format=%s 2>&1)" "clean:0:1:s" \
-		"... neutralised before the new sandbox runs: the host's git commit runs nothing the sandbox wrote, the hooks dir is moved aside, the repository stays usable, the record is gone"
-done
+# kill -9 of pid 1 and then of every other pid: the next start checks.
+W=$T/r4htree && newrepo "$W" && rm -rf "$W/.git/hooks"
+hardkill "$W" tree "$HOOK"
+n0=$(recs)
+run "$W" true
+[[ $n0 == 1 && $rc == 0 && $out == *"warning: $W/.git/hooks was created during the run"*"an earlier run on this directory was killed"* &&
+	$out == *"$W/sub/.git was created during the run"* && $out == *"$W/.env was created during the run"* &&
+	$st == *'"what":"moved","path":"'"$W/.git/hooks"'","run":"earlier"'* ]] &&
+	ok "kill -9 of pid 1 and then of the whole tree after the target made a hook dir, a repository with core.fsmonitor and a gitlink, a .env: the next start reports each (stderr and status record)" ||
+	not_ok "killed run (tree) reported at the next start" "records $n0 rc $rc" "$out" "$st"
+is "$(host_commit "$W"):$(recs):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused'):$($GIT -C "$W/sub" log --format=%s 2>&1)" "clean:0:1:s" \
+	"... neutralised before the new sandbox runs: the host's git commit runs nothing the sandbox wrote, the hooks dir is moved aside, the repository stays usable, the record is gone"
+# kill -9 of pid 1 alone: pysbx-mount outside the sandbox checks at once.
+W=$T/r4hpid1 && newrepo "$W" && rm -rf "$W/.git/hooks"
+hardkill "$W" pid1 "$HOOK"
+out=$(cat "$T/killed.out") st=$(cat "$T/killed.st")
+[[ $(recs) == 0 && $out == *"warning: $W/.git/hooks was created during the run"*"pid 1 was killed: checked from outside"* &&
+	$out == *"$W/sub/.git was created during the run"* && $out == *"$W/.env was created during the run"* &&
+	$st == *'"what":"moved","path":"'"$W/.git/hooks"'"'* ]] &&
+	ok "kill -9 of pid 1 alone after the same: pysbx-mount outside the sandbox checks at once and reports each (stderr and status record)" ||
+	not_ok "killed pid 1 checked by the monitor" "records $(recs)" "$out" "$st"
+run "$W" true
+is "$rc:$out:$(host_commit "$W"):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused')" "0::clean:1" \
+	"... the host's git commit runs nothing the sandbox wrote; the next start has nothing left to report"
 is "$(grep -c -- -STATE "$T/killed.out"):$(ls -A "$SD")" "0:" "the sandbox can neither see nor write the state directory"
 # Two runs on one workspace: a live run's record is not checked by
 # another start; once its pid 1 is killed it is.
-W=$T/r4c && newrepo "$W"
+W=$T/r4cc && newrepo "$W"
 setsid "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'echo K=1 > .env && touch .planted && exec sleep 1000' >"$T/killed.out" 2>&1 &
 pc=$!
 wait_for test -e "$W/.planted"
 run "$W" true
 n0=$(recs)
-mon=$(pgrep -P "$pc" -x pysbx-mount) && kill -9 "$(pgrep -P "$mon" -x pysbx-mount)"
+mon=$(pgrep -P "$pc" -x pysbx-mount) && kill -9 "$(pgrep -P "$mon" -x pysbx-mount)" && kill -9 "$mon" "$pc"
 wait "$pc" 2>/dev/null
 wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
 o1=$out
@@ -222,7 +233,7 @@ run "$W" true
 	not_ok "concurrent runs and records" "records $n0" "$o1" "$out"
 # A record of a killed run whose workspace was then deleted and made
 # anew at the same path: not this directory's, never applied to it.
-W=$T/r4d && newrepo "$W"
+W=$T/r4dd && newrepo "$W"
 hardkill "$W" tree 'echo K=1 > .env'
 rm -rf "$W" && newrepo "$W" && echo K=2 >"$W/.env"
 run "$W" true
