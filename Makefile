@@ -85,20 +85,21 @@ FUZZ_PKG_OBJS := $(PKG_SRCS:%.c=$(B)/fuzz/obj/%.o)
 
 # The native syscall table for pkg/seccomp/names.c: SC_SYSCALL(name, nr)
 # lines sorted by name (C locale = strcmp order), from the compiler's uapi
-# <asm/unistd_64.h>; fewer than 300 entries means the header was not
-# found. $(1): the compiler and its flags.
+# <asm/unistd_64.h> ($(2): unistd_32 for i386's, which pid 1 uses to name
+# an int 0x80 call the filter killed); fewer than 300 entries means the
+# header was not found. $(1): the compiler and its flags.
 define gen_syscalls
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)
-	$(Q)echo '#include <asm/unistd_64.h>' | \
+	$(Q)echo '#include <asm/$(or $(2),unistd_64).h>' | \
 		$(1) -E -dM -MD -MP -MF $(@:.h=.d) -MT $@ -x c - | \
 		awk '$$1 == "#define" && $$2 ~ /^__NR_[a-z0-9_]+$$/ && \
 		    $$3 ~ /^[0-9]+$$/ { print substr($$2, 6), $$3 }' | \
 		LC_ALL=C sort -k1,1 | \
-		awk 'BEGIN { print "/* Generated from <asm/unistd_64.h> by the Makefile. */" } \
+		awk 'BEGIN { print "/* Generated from <asm/$(or $(2),unistd_64).h> by the Makefile. */" } \
 		    { printf "SC_SYSCALL(%s, %s)\n", $$1, $$2 }' >$@.tmp
 	$(Q)n=$$(grep -c '^SC_SYSCALL(' $@.tmp); [ "$$n" -ge 300 ] || \
-		{ echo "make: only $$n syscalls in <asm/unistd_64.h>" >&2; exit 1; }
+		{ echo "make: only $$n syscalls in <asm/$(or $(2),unistd_64).h>" >&2; exit 1; }
 	$(Q)mv -f $@.tmp $@
 endef
 
@@ -107,6 +108,12 @@ $(B)/gen/syscalls_x86_64.h: Makefile | $(UAPI_INCLUDE)
 $(B)/fuzz/gen/syscalls_x86_64.h: Makefile
 	$(call gen_syscalls,$(FUZZ_CC) -D_GNU_SOURCE)
 $(B)/obj/pkg/seccomp/names.o: $(B)/gen/syscalls_x86_64.h
+$(B)/gen/syscalls_i386.h: Makefile | $(UAPI_INCLUDE)
+	$(call gen_syscalls,$(CC) $(ALL_CPPFLAGS),unistd_32)
+$(B)/fuzz/gen/syscalls_i386.h: Makefile
+	$(call gen_syscalls,$(FUZZ_CC) -D_GNU_SOURCE,unistd_32)
+$(B)/obj/pkg/reaper/sigsys.o: $(B)/gen/syscalls_i386.h
+$(B)/fuzz/obj/pkg/reaper/sigsys.o: $(B)/fuzz/gen/syscalls_i386.h
 $(B)/fuzz/obj/pkg/seccomp/names.o: $(B)/fuzz/gen/syscalls_x86_64.h
 
 # The session worker's code, compiled once here instead of at every start

@@ -69,7 +69,7 @@ static void why(const struct guard_opts *o, const struct sigsys_rec *k,
 			 "kill'");
 		return;
 	}
-	if (!k->name[0]) {
+	if (strcmp(k->arch, "x86_64")) {
 		snprintf(buf, len, "; a foreign ABI (%s) is always killed and "
 			 "cannot be allowed: run a 64-bit (x86_64) build",
 			 k->arch);

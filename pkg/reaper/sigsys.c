@@ -25,6 +25,18 @@
 #define PIDFD_THREAD_FLAG O_EXCL	/* PIDFD_THREAD, Linux 6.9 */
 #define X32_BIT 0x40000000
 
+/* i386's name for nr (an int 0x80 call), from the build's uapi header
+ * (the Makefile generates it), or NULL. */
+static const char *i386_name(unsigned nr)
+{
+	switch (nr) {
+#define SC_SYSCALL(name, nr) case nr: return #name;
+#include "syscalls_i386.h"
+#undef SC_SYSCALL
+	}
+	return NULL;
+}
+
 int sigsys_pollfd(const struct sigsys_sup *s)
 {
 	return s->listener >= 0 ? s->listener : s->sock;
@@ -139,6 +151,7 @@ static void describe(const struct seccomp_notif *req, char *name,
 		n = sc_syscall_name(*nr);
 		snprintf(arch, archlen, "x86_64");
 	} else if (req->data.arch == AUDIT_ARCH_I386) {
+		n = i386_name((unsigned)*nr);
 		snprintf(arch, archlen, "i386");
 	} else {
 		snprintf(arch, archlen, "0x%x", req->data.arch);

@@ -68,10 +68,10 @@ if [[ $("$PYSBX_PROBE/sigsys_probe" int80 "$T/x80" 2>&1; echo $?) == *139 ]]; th
 else
 	rmdir "$T/x80"
 	run "$B/pysbx" run --status-fd 3 -p "$p" -- /probe/sigsys_probe int80 /host/int80 3>"$T/st"
-	is "$rc:$(out):$(err)" "159::pysbx: the target was killed by the syscall filter: syscall nr 39 of i386 by pid 2 (sigsys_probe); a foreign ABI (i386) is always killed and cannot be allowed: run a 64-bit (x86_64) build" \
-		"i386 mkdir (39) through int 0x80: killed, named by number and ABI"
+	is "$rc:$(out):$(err)" "159::pysbx: the target was killed by the syscall filter: syscall mkdir (i386 nr 39) by pid 2 (sigsys_probe); a foreign ABI (i386) is always killed and cannot be allowed: run a 64-bit (x86_64) build" \
+		"i386 mkdir (39) through int 0x80: killed, named by i386's table, and no 'seccomp allow' offered"
 	is "$(field syscall) $(field syscall_nr) $(field syscall_arch):$(ls -A "$T/host")" \
-		'"syscall":null "syscall_nr":39 "syscall_arch":"i386":' "... the record has nr and arch, and nothing was made on the host"
+		'"syscall":"mkdir" "syscall_nr":39 "syscall_arch":"i386":' "... the record has name, nr and arch, and nothing was made on the host"
 fi
 
 run "$B/pysbx" run -p "$p" -- /probe/sigsys_probe catch /host/catch

@@ -264,7 +264,7 @@ if [[ $unf == "int80=killed:SIGSEGV" ]]; then
 	no_proof "$out" "int80=killed:SIGSEGV" "CVE-2009-0835 (int 0x80 from 64-bit code): P: never returns" \
 		"this kernel has no IA32 emulation: int 0x80 dies of SIGSEGV with or without the filter"
 else
-	is "$out" "int80=killed:SIGKILL pysbx: a process of the target was killed by the syscall filter: syscall nr 20 of i386 by pid 3 (sc_probe); a foreign ABI (i386) is always killed and cannot be allowed: run a 64-bit (x86_64) build" \
+	is "$out" "int80=killed:SIGKILL pysbx: a process of the target was killed by the syscall filter: syscall getpid (i386 nr 20) by pid 3 (sc_probe); a foreign ABI (i386) is always killed and cannot be allowed: run a 64-bit (x86_64) build" \
 		"CVE-2009-0835 (int 0x80 from 64-bit code): P: killed, and the line names i386's getpid (20)"
 fi
 pp sc_probe io_uring_setup sys:io_uring_enter
