@@ -3,15 +3,17 @@
 # libpython3.11-testsuite) bare and under policies/python.policy, one
 # module at a time, and report what fails only inside the sandbox.
 #
-#   scripts/cpython-compat.sh [-o DIR] [-t SECS] [-s bare|sandbox|both|report]
-#                             [--all] [MODULE...]
+#   scripts/cpython-compat.sh [-o DIR] [-t SECS] [-j N]
+#                             [-s bare|sandbox|both|report] [--all] [MODULE...]
 #
 # Both sides run /usr/bin/python3's regrtest on MODULE as the same
 # unprivileged uid with the same environment (PATH, HOME, TMPDIR, LANG: the
 # policy's); the sandbox side is `pysbx run -p policies/python.policy` as
 # shipped, with only TIMEOUT and a kept scratch dir (for the XML) set. Each
 # module has its own timeout (-t, default 600 s): a module that hangs is
-# recorded as "timeout", not waited for. MODULEs default to the subset
+# recorded as "timeout", not waited for. -j N runs N module runs at once
+# (default 1; a module's bare and sandbox runs are queued next to each
+# other, so a loaded machine slows both sides alike). MODULEs default to the subset
 # below (what agents' scripts use, plus every module the sandbox touches:
 # sockets, threads, subprocesses, files, time, users); --all runs every
 # test_* module; -s report only prints the report of what DIR holds.
@@ -31,12 +33,13 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 111
-OUT= TMO=600 SIDES=both ALL=0
+OUT= TMO=600 SIDES=both ALL=0 JOBS=1
 MODULES=()
 while (($#)); do
 	case $1 in
 	-o) OUT=$2; shift 2 ;;
 	-t) TMO=$2; shift 2 ;;
+	-j) JOBS=$2; shift 2 ;;
 	-s) SIDES=$2; shift 2 ;;
 	--all) ALL=1; shift ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -75,7 +78,7 @@ if ((EUID == 0)) && [[ $SIDES != report ]]; then
 	chown -R "$uid:$uid" "$OUT"
 	setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all \
 	    env -i PATH=/usr/bin:/bin "$tree/scripts/cpython-compat.sh" \
-	    -o "$OUT" -t "$TMO" -s "$SIDES" $( ((ALL)) && echo --all) \
+	    -o "$OUT" -t "$TMO" -j "$JOBS" -s "$SIDES" $( ((ALL)) && echo --all) \
 	    "${MODULES[@]}"
 	rc=$?
 	rm -rf "$tree"
@@ -188,17 +191,25 @@ run_sandbox() {	# MODULE DIR
 	rm -rf "$ws" "$scratch"
 }
 
-for side in bare sandbox; do
-	[[ $SIDES == both || $SIDES == "$side" ]] || continue
-	mkdir -p "$OUT/$side"
-	for m in "${MODULES[@]}"; do
+run_one() {	# SIDE MODULE
+	local start=$SECONDS
+	"run_$1" "$2" "$OUT/$1"
+	printf '%-8s %-28s rc=%-4s %4ss\n' "$1" "$2" \
+	    "$(cat "$OUT/$1/$2.rc")" $((SECONDS - start))
+}
+
+[[ $SIDES == report ]] || mkdir -p "$OUT/bare" "$OUT/sandbox" || exit 111
+for m in "${MODULES[@]}"; do
+	for side in bare sandbox; do
+		[[ $SIDES == both || $SIDES == "$side" ]] || continue
 		[[ -f $OUT/$side/$m.rc ]] && continue
-		start=$SECONDS
-		"run_$side" "$m" "$OUT/$side"
-		printf '%-8s %-28s rc=%-4s %4ss\n' "$side" "$m" \
-		    "$(cat "$OUT/$side/$m.rc")" $((SECONDS - start))
+		while (($(jobs -rp | wc -l) >= JOBS)); do
+			wait -n
+		done
+		run_one "$side" "$m" &
 	done
 done
+wait
 
 "$PY" - "$OUT" "${MODULES[@]}" <<'EOF' | tee "$OUT/report.txt"
 import collections, os, re, sys, xml.etree.ElementTree as ET
