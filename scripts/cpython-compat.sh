@@ -243,7 +243,14 @@ REASONS = [
                 r"(Operation not permitted|EPERM)|"
                 # a manager's server process died at socket(): EOF
                 r"multiprocessing/managers\.py\", line \d+, in start\n.*"
-                r"EOFError", re.S),
+                r"EOFError|"
+                # asyncio's create_server() passes over a socket() that
+                # fails, leaving a server without sockets
+                r"(srv|server)\.sockets|srv_socks|"
+                # the error expected from bind() came from socket()
+                r"already in use\" does not match \"\[Errno 1\]|"
+                # logging's syslog handler: socket() failed in setUp
+                r"sl_hdlr", re.S),
      # where the traceback does not show it: pydoc's server thread
      # reports only the PermissionError; test_audit's child only exits
      # 1; test_ignore_listener's and test_pickling's child dies at its
