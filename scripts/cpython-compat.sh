@@ -13,10 +13,11 @@
 # module has its own timeout (-t, default 600 s): a module that hangs is
 # recorded as "timeout", not waited for. -j N runs N module runs at once
 # (default 1; a module's bare and sandbox runs are queued next to each
-# other, so a loaded machine slows both sides alike). MODULEs default to the subset
-# below (what agents' scripts use, plus every module the sandbox touches:
-# sockets, threads, subprocesses, files, time, users); --all runs every
-# test_* module; -s report only prints the report of what DIR holds.
+# other, so a loaded machine slows both sides alike). MODULEs default to
+# the subset below (what agents' scripts use, plus every module the
+# sandbox touches: sockets, threads, subprocesses, files, time, users);
+# --all runs every test module (431); -s report only prints the report
+# of what DIR holds.
 # Results go to DIR (default a new /tmp/cpython-compat.*):
 # DIR/{bare,sandbox}/MODULE.{xml,log,rc} and DIR/report.txt, the per-module
 # table and the list of cases that fail, are skipped or never run only in
@@ -27,9 +28,9 @@
 # that test/run.sh takes its private uids from) with no groups: the suite
 # must see an ordinary user, as the sandbox's users are.
 #
-# Not part of ./build.sh test: the subset takes about 40 minutes a side on
-# two shared cores, --all hours. Needs libpython3.11-testsuite (installed with
-# apt-get when run as root).
+# Not part of ./build.sh test: --all -j 3 took 28 minutes for both sides
+# on two cores shared with other builds (docs/COMPAT.md). Needs
+# libpython3.11-testsuite (installed with apt-get when run as root).
 
 set -uo pipefail
 
