@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,6 +29,10 @@
 extern char **environ;
 
 static int exec_pipe = -1;	/* child -> pid 1: one byte = setup failed */
+/* Set by pid 1 (in the memory the monitor shares) while only the target
+ * runs: pid 1 then allocates nothing, so a SIGKILL of it leaves the heap
+ * whole for the monitor's check (mnt_protect_killed). */
+static volatile sig_atomic_t pid1_waiting;
 
 char **mnt_take_environ(void)
 {
@@ -195,7 +200,8 @@ static int pid1(struct pid1_args *a)
 	struct diag *d = a->d;
 	struct mnt_ctx *m = a->m;
 	const struct plan *p = m->plan;
-	int procfd, ep[2], status, early, sync_fd = a->sync[0];
+	int procfd, ep[2], sv[2], status, early, sync_fd = a->sync[0];
+	struct sigsys_sup ss = { 0 };
 	mode_t old_umask;
 	char c;
 	pid_t pid;
@@ -239,6 +245,16 @@ static int pid1(struct pid1_args *a)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create a pipe");
 	exec_pipe = ep[1];
+	/* The syscall filter's kills come to us (reaper/sigsys.h): only
+	 * as pid 1 of a pid namespace, which the target cannot kill. */
+	ss.sock = ss.listener = -1;
+	if ((p->ns & NS_PID) && chain_seccomp_follows("mount", m->chain->next)) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+			return diag_fail(d, EXIT_SYSCALL, errno,
+					 "unable to create a socket pair");
+		ss.sock = sv[0];
+		m->chain->notify_fd = sv[1];
+	}
 	if (monitor_gone(sync_fd))
 		return diag_fail(d, EXIT_SYSCALL, 0, "unable to start: the "
 				 "monitor died");
@@ -249,7 +265,13 @@ static int pid1(struct pid1_args *a)
 	/* Back here once the child has exec'd or exited. The later steps'
 	 * fds were the child's to exec or pass on. */
 	close(ep[1]);
-	close(procfd);
+	if (m->chain->notify_fd >= 0)
+		close(m->chain->notify_fd);
+	/* Kept for the supervisor: the host's procfs names the processes
+	 * the filter kills (reaper/sigsys.c). */
+	ss.hostproc = ss.sock >= 0 ? procfd : -1;
+	if (ss.sock < 0)
+		close(procfd);
 	if (m->chain->next_fd >= 0)
 		close(m->chain->next_fd);
 	for (unsigned i = 0; i < m->chain->npass; i++)
@@ -272,7 +294,12 @@ static int pid1(struct pid1_args *a)
 		kill(pid, SIGKILL);
 		return -1;
 	}
-	m->exit_code = reaper_init(pid, sync_fd, d->report_fd, p->ns & NS_PID);
+	ss.report_fd = d->report_fd;
+	ss.target = pid;
+	pid1_waiting = 1;
+	m->exit_code = reaper_init(pid, sync_fd, d->report_fd, p->ns & NS_PID,
+				   ss.sock >= 0 ? &ss : NULL);
+	pid1_waiting = 0;
 	/* Still holding the sandbox's view: what the run made under a
 	 * protected name is reported before the guard learns the end. */
 	if (p->ns & NS_MOUNT)
@@ -302,7 +329,12 @@ static int pid1_entry(void *arg)
 {
 	struct pid1_args *a = arg;
 
-	if (pid1(a) < 0)
+	int r = pid1(a);
+
+	/* The check is done, or the target never ran: a later start has
+	 * nothing to check for this run. */
+	mnt_protect_unrecord();
+	if (r < 0)
 		diag_exit(a->d);
 	exit(a->m->exit_code);
 }
@@ -324,6 +356,9 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	if (getppid() != ppid)
 		return diag_fail(d, EXIT_SYSCALL, 0,
 				 "unable to start: the parent died");
+	/* protect's records: their directory is opened here, on the host. */
+	if (mnt_protect_state(d, m) < 0)
+		return -1;
 	procfd = mnt_open_proc(d, AT_FDCWD, "/proc");
 	if (procfd < 0)
 		return -1;
@@ -375,5 +410,12 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	/* pid 1 is gone: libc is ours again. a.sync[1] stayed open until
 	 * here: pid 1's alarm. */
 	m->exit_code = status < 0 ? EXIT_SYSCALL : reaper_code(status);
+	/* pid 1 SIGKILLed from outside while the target ran (the kernel has
+	 * ended every process of its namespace): its check after the run,
+	 * done here on the host's paths. When we die too (a tree or cgroup
+	 * kill), the next start does it from pid 1's record. */
+	if (pid1_waiting && status >= 0 && WIFSIGNALED(status) &&
+	    WTERMSIG(status) == SIGKILL && (p->ns & NS_MOUNT))
+		mnt_protect_killed(d, p);
 	return MNT_EXIT;
 }
