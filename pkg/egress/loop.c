@@ -723,6 +723,9 @@ static void end_all(struct eg_ctx *c, uint64_t now)
 
 int egress_loop(struct eg_ctx *c)
 {
+	struct diag d = DIAG_INIT("pysbx-proxy", "proxy");
+	bool lst;
+
 	for (;;) {
 		uint64_t now = eg_now(), next = now + 3600000;
 		size_t n = fill(c, &next);
@@ -735,8 +738,14 @@ int egress_loop(struct eg_ctx *c)
 			end_all(c, now);
 			return 0;
 		}
+		/* A connection waits on the listener. */
+		lst = c->lfd >= 0 && pfd[1].fd == c->lfd && pfd[1].revents;
 		if (pfd[1].revents && c->lfd < 0 && take_listener(c) < 0)
 			return 0;
+		if (lst && !c->ready && egress_ready(&d, c) < 0) {
+			diag_emit(&d);
+			return d.code;
+		}
 		/* Connections first (by their slots in pfd), new ones last. */
 		for (size_t i = nconns, j; i-- > 0;) {
 			struct conn *k = conns[i];
@@ -789,7 +798,7 @@ int egress_loop(struct eg_ctx *c)
 			if (over)
 				conn_end(c, j, now);
 		}
-		if (c->lfd >= 0 && pfd[1].revents)
+		if (lst)
 			accept_some(c, now);
 	}
 }

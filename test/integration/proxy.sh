@@ -352,8 +352,9 @@ is "$rc" 7 "with the proxy, the guard exits with the target's code"
 is "$(rec 'ex["wall_ms"] < 4000')" True "... without waiting for the proxy as for a process of the sandbox"
 check "... and nothing of the run is left (the proxy neither)" no_others
 
-# The proxy's own confinement and fds, seen from the host.
-"$B/pysbx" run -p "$T/life.policy" -- sleep 60 2>"$T/err2" &
+# The proxy's own confinement and fds, seen from the host, once it has
+# started (at the first connection).
+"$B/pysbx" run -p "$T/life.policy" -- sh -c "curl -s -o /dev/null http://ok.test:$P1/; exec sleep 60" 2>"$T/err2" &
 g=$!
 prx() { pgrep -u "$U" -x pysbx-proxy; }
 wait_for prx >/dev/null
