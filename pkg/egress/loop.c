@@ -371,7 +371,8 @@ again:
 			return;
 		/* The contract says the parser answers first; if it did
 		 * not, this is still the end of it. */
-		snprintf(k->reason, sizeof(k->reason), "request head too large");
+		snprintf(k->reason, sizeof(k->reason),
+			 "request head longer than %d bytes", PX_MAX_HEAD);
 		reply_error(k, 431, 1, now);
 		return;
 	}
@@ -627,7 +628,8 @@ static void on_deadline(struct eg_ctx *c, struct conn *k, uint64_t now)
 	case C_HEAD:
 		k->verdict = V_ERROR;
 		snprintf(k->reason, sizeof(k->reason),
-			 "no complete request within %d s", EG_HEAD_MS / 1000);
+			 "no complete request head within %d s",
+			 EG_HEAD_MS / 1000);
 		reply_error(k, 408, 1, now);
 		break;
 	case C_RESOLVE:

@@ -265,10 +265,16 @@ elif what == "slowloris":
         except OSError:
             pass
         s.settimeout(30)
+        got = b""
         try:
-            res["slow"] = s.recv(100).split(b"\r\n")[0].decode()[:12]
-        except OSError as e:
-            res["slow"] = "error"
+            while True:
+                b = s.recv(4096)
+                if not b: break
+                got += b
+        except OSError:
+            pass
+        lines = got.decode("latin-1").split("\r\n")
+        res["slow"] = lines[0] + " / " + lines[-1].strip()
     t = threading.Thread(target=slow); t.start()
     time.sleep(0.5)
     print(ask(good), ask(good))
@@ -307,7 +313,8 @@ is "$(rec '[x["status"] for x in e if x["verdict"] == "error"]')" "[431, 400, 40
 	"... each logged with its status"
 hostile slowloris
 is "$out" "HTTP/1.0 200 OK HTTP/1.0 200 OK
-HTTP/1.1 408" "a slowloris client does not hold up others, and is cut off (408)"
+HTTP/1.1 408 Request Timeout / pysbx-proxy: no complete request head within 10 s" \
+	"a slowloris client does not hold up others, and is cut off (408, naming the limit)"
 hostile flood
 is "$out" "waiting HTTP/1.0 200 OK" "64 connections at once: the 65th waits for a free slot, then is served"
 

@@ -816,6 +816,30 @@ static void requests(void)
 	       "Content-Length: 16\r\nConnection: close\r\n\r\npysbx-proxy: no\n",
 	       "px_http_response writes a whole response");
 	is_int((long long)n, (long long)strlen(rep), "... and its length");
+	/* Every status the proxy answers with has its reason phrase (RFC
+	 * 9110), never the fallback. */
+	{
+		static const struct {
+			int st;
+			const char *text;
+		} want[] = {
+			{ 200, "Connection established" },
+			{ 400, "Bad Request" },
+			{ 403, "Forbidden" },
+			{ 408, "Request Timeout" },
+			{ 411, "Length Required" },
+			{ 414, "URI Too Long" },
+			{ 431, "Request Header Fields Too Large" },
+			{ 502, "Bad Gateway" },
+			{ 503, "Service Unavailable" },
+			{ 504, "Gateway Timeout" },
+			{ 505, "HTTP Version Not Supported" },
+		};
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			is_str(px_status_text(want[i].st), want[i].text,
+			       "the reason phrase of %d", want[i].st);
+	}
 	n = px_http_response(rep, 100, 403, "0123456789012345678901234567890");
 	ok(n == 99 || (n < 100 && strstr(rep, "Content-Length: ") &&
 		       atoi(strstr(rep, "Content-Length: ") + 16) ==
