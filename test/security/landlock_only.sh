@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-echo "1..28"
+echo "1..29"
 
 WS=$T/ws
 OUT=$T/out
