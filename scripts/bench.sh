@@ -173,7 +173,12 @@ if [[ $(id -u) == 0 ]] && command -v perf >/dev/null; then
 	done
 fi
 
-python3 scripts/bench/report.py "$WORK" >"$OUT.tmp" && mv "$OUT.tmp" "$OUT" || {
+# The sections below the marker are written by the other bench scripts
+# (bench-modes.sh, bench-proxy.sh): keep them as they are.
+MARK='<!-- Sections below: from scripts/bench-modes.sh and scripts/bench-proxy.sh; scripts/bench.sh keeps them. -->'
+python3 scripts/bench/report.py "$WORK" >"$OUT.tmp" &&
+	{ [[ ! -f $OUT ]] || awk -v m="$MARK" '$0 == m { on = 1 } on' "$OUT" >>"$OUT.tmp"; } &&
+	mv "$OUT.tmp" "$OUT" || {
 	echo "bench.sh: fatal: the report failed; raw results in $RES" >&2
 	KEEP=1
 	exit 111

@@ -152,7 +152,7 @@ p("ratios are of medians. Sections 1 to 5 run twice, the second time in")
 p("the opposite order, and pool both runs' times, so that whatever")
 p("the machine does between commands (a net namespace's deferred teardown,")
 p("a neighbour's burst) does not land on one side only. Absolute times vary")
-p("by machine; the ratios are what the targets of issue 9 are about.")
+p("by machine; the targets are ratios.")
 p()
 p("## Machine")
 p()
@@ -271,7 +271,7 @@ def verdict(value, limit, lower_is_better=True, unit="×", fmt="{:.2f}"):
     return f"**missed** by {fmt.format(limit - value)}{unit} ({(1 - value / limit) * 100:.0f}% under)"
 
 
-p("## Targets (issue 9)")
+p("## Targets")
 p()
 p("\"Floor here\" is what the chain's design can reach on this machine at")
 p("best: the single program's setup (test/probe/bench_ref.c) behind the")
@@ -664,7 +664,6 @@ if os.path.exists(st):
     forked = []
     last_forker = None
     events = []
-    slow = []
     t0 = None
     rx = re.compile(r"^(\d+)\s+(\d\d):(\d\d):(\d\d\.\d+)\s+(.*)$")
     for line in open(st, encoding="utf-8", errors="replace"):
@@ -696,7 +695,6 @@ if os.path.exists(st):
             name = re.match(r"([a-z_0-9]+)\(", rest)
             if name and name.group(1) not in ("wait4", "ppoll", "poll", "read", "waitid", "rt_sigtimedwait", "pselect6") or \
                     (name and name.group(1) == "read" and "unfinished" not in rest and "resumed" not in rest):
-                slow.append((float(mt.group(1)) * 1000, pid, prog.get(pid, "?"), short(rest[:110])))
                 agg[prog.get(pid, "?")][name.group(1)][0] += 1
                 agg[prog.get(pid, "?")][name.group(1)][1] += float(mt.group(1)) * 1000
         ms_ = (re.search(r"^(clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)", rest) or
@@ -733,15 +731,6 @@ if os.path.exists(st):
         top = sorted(d.items(), key=lambda kv_: -kv_[1][1])[:3]
         tops = ", ".join(f"{k} ×{v[0]} {v[1]:.2f} ms" for k, v in top)
         p(f"| {pr} | {n} | {t:.2f} | {tops} |")
-    p()
-    p("The 15 slowest single syscalls (on a busy machine, a few are only")
-    p("preempted):")
-    p()
-    p("| ms | pid | program | call |")
-    p("|---:|---|---|---|")
-    for d, pid, pr, call in sorted(slow, reverse=True)[:15]:
-        call = call.replace("|", "\\|")
-        p(f"| {d:.3f} | {pid} | {pr} | `{call}` |")
     p()
 
 SIDES = (("pysbx", "pysbx"), ("bwrap", "bwrap"),
