@@ -12,8 +12,8 @@
  *    executable memory.
  * Started by root, it first becomes nobody (65534), which leaves it no
  * capability and no file of root's.
- * pkg/landlock is another step's; the proxy needs only the three system
- * calls, made here directly. */
+ * The ruleset grants nothing: pkg/landlock gives the ABI probe and the
+ * kernel's definitions; the two calls that make and apply it are here. */
 #include <errno.h>
 #include <stdint.h>
 #include <sys/prctl.h>
@@ -21,59 +21,47 @@
 #include <unistd.h>
 
 #include "egress/egress.h"
+#include "landlock/landlock.h"
 #include "seccomp/compile.h"
 
 #include "egress_bpf.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_restrict_self 446
-#endif
-#define LL_CREATE_RULESET_VERSION (1U << 0)
-
-/* landlock_ruleset_attr as of ABI 6; older kernels take a prefix. */
-struct ll_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
-
+/* Every filesystem right an ABI knows: handled and not granted. */
 static uint64_t ll_fs_rights(int abi)
 {
-	uint64_t r = (1ULL << 13) - 1;	/* ABI 1: EXECUTE .. MAKE_SYM */
+	uint64_t r = (LL_FS_MAKE_SYM << 1) - 1;	/* ABI 1: EXECUTE..MAKE_SYM */
 
 	if (abi >= 2)
-		r |= 1ULL << 13;	/* REFER */
+		r |= LL_FS_REFER;
 	if (abi >= 3)
-		r |= 1ULL << 14;	/* TRUNCATE */
+		r |= LL_FS_TRUNCATE;
 	if (abi >= 5)
-		r |= 1ULL << 15;	/* IOCTL_DEV */
+		r |= LL_FS_IOCTL_DEV;
 	return r;
 }
 
+/* The ruleset has no rule: nothing is granted, so none of
+ * pkg/landlock's mapping, fitting or path opening applies; only its ABI
+ * probe and definitions are used. */
 static int landlock(struct diag *d)
 {
 	struct ll_attr a = { 0 };
 	size_t size = sizeof(a.handled_access_fs);
-	long abi;
-	int fd;
+	int abi, fd;
 
-	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-		      LL_CREATE_RULESET_VERSION);
-	/* No Landlock (kernel, or boot option): the seccomp filter below
-	 * allows no open() either; Landlock is the second wall. */
-	if (abi < 0 && (errno == ENOSYS || errno == EOPNOTSUPP))
+	if (ll_abi(d, -1, &abi) < 0)
+		return -1;
+	/* No Landlock (kernel, or boot option): the seccomp filter allows
+	 * no open() either; Landlock is the second wall. */
+	if (abi == 0)
 		return 0;
-	if (abi < 0)
-		return diag_fail(d, EXIT_SYSCALL, errno,
-				 "unable to query Landlock");
-	a.handled_access_fs = ll_fs_rights((int)abi);
+	a.handled_access_fs = ll_fs_rights(abi);
 	if (abi >= 4) {
-		a.handled_access_net = 1ULL << 0;	/* BIND_TCP */
+		a.handled_access_net = LL_NET_BIND_TCP;
 		size = 2 * sizeof(uint64_t);
 	}
 	if (abi >= 6) {
-		a.scoped = 1ULL << 0 | 1ULL << 1;	/* abstract unix, signal */
+		a.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
 		size = sizeof(a);
 	}
 	fd = (int)syscall(SYS_landlock_create_ruleset, &a, size, 0);
