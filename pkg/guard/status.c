@@ -94,15 +94,19 @@ static int write_line(int fd, const char *line, int n);
  * (docs/SECURITY.md "Protected paths"): passed on as a status record. */
 static void protect_line(const struct report *r, const char *line)
 {
-	char what[16], path[3072], out[3200];
+	char what[16], path[3072], run[16], out[3200];
 
 	if (r->status_fd < 0 || json_str(line, "what", what, sizeof(what)) ||
 	    json_str(line, "path", path, sizeof(path)))
 		return;
+	/* "run":"earlier": found at this start, left by a killed run */
+	if (json_str(line, "run", run, sizeof(run)) || strcmp(run, "earlier"))
+		run[0] = '\0';
 	write_line(r->status_fd, out,
 		   snprintf(out, sizeof(out),
 			    "{\"event\":\"protect\",\"what\":\"%s\","
-			    "\"path\":\"%s\"}\n", what, path));
+			    "\"path\":\"%s\"%s}\n", what, path,
+			    run[0] ? ",\"run\":\"earlier\"" : ""));
 }
 
 /* Returns 1 for a new "started" record. */

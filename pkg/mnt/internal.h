@@ -119,6 +119,34 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op);
  * when it was 0 and the tree was too large to check completely. */
 int mnt_protect_check(struct diag *d, int code);
 
+/* protrec.c: the records that let a later start check a run whose pid 1
+ * was SIGKILLed before its own check (docs/MOUNT.md "protect"). On the
+ * host, before the clone, when the plan protects something: find, make
+ * and check the state directory (the caller's, 0700, below no source
+ * bound read-write) and open it. 0 or -1. */
+int mnt_protect_state(struct diag *d, const struct mnt_ctx *m);
+/* In pid 1, before the target starts: one record, key (a NUL-free
+ * identity of the protected directory) then body, locked for as long as
+ * pid 1 lives. Its index, or -1. */
+int mnt_protect_record(struct diag *d, const char *key, const char *body,
+		       size_t len);
+/* In the monitor, once pid 1 was SIGKILLed: this run's record i locked
+ * by us (fd), or -1 (a start is checking it); then removed. */
+int mnt_protect_retake(size_t i);
+void mnt_protect_retaken(size_t i, int fd);
+/* In the monitor, once pid 1 was SIGKILLed while the target ran: the
+ * check pid 1 could not do, on the host's paths (protect.c). */
+void mnt_protect_killed(struct diag *d, const struct plan *p);
+/* In pid 1, once its check is done (or the target never ran): remove
+ * this run's records. */
+void mnt_protect_unrecord(void);
+/* For every record with key whose run's pid 1 is gone: fn(arg, body,
+ * len); a record fn returns 0 for is removed. 0, or -1 when some record
+ * stays. */
+int mnt_protect_stale(const char *key,
+		      int (*fn)(void *arg, const char *body, size_t len),
+		      void *arg);
+
 
 /* root.c: the whole filesystem view; returns an fd of the host procfs
  * (kept for the map and sysctl writes after pivot_root). */

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,8 @@ struct prot {
 	int ifd;		/* inotify: lock files made next to them */
 	char **wrel;		/* the watched directory of each wd - 1 */
 	size_t nw;
+	int rec;		/* this run's record of it (protrec.c), -1 */
+	char key[128];		/* DIR's identity in it */
 };
 
 static struct prot *prots;
@@ -110,6 +113,8 @@ struct walk {
 	int rootfd;	/* DIR */
 	int report_fd;
 	bool post;	/* the check after the run */
+	bool earlier;	/* ... of an earlier run, found at this start */
+	bool killed;	/* ... by the monitor: pid 1 was SIGKILLed */
 };
 
 static char *xstrdup(struct walk *w, const char *s)
@@ -254,14 +259,19 @@ static void report(struct walk *w, const char *what, const char *rel,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	diag_warn(w->d, "%s %s (protect at %s:%u)", path, msg,
-		  w->p->op->pos.file, w->p->op->pos.line);
+	diag_warn(w->d, "%s %s (protect at %s:%u%s)", path, msg,
+		  w->p->op->pos.file, w->p->op->pos.line, w->earlier ?
+		  "; an earlier run on this directory was killed before its "
+		  "check after the run: checked at this start" : w->killed ?
+		  "; the sandbox's pid 1 was killed: checked from outside" :
+		  "");
 	if (w->report_fd < 0)
 		return;
 	diag_json_escape(esc, sizeof(esc), path);
 	n = snprintf(line, sizeof(line),
 		     "{\"stage\":\"mount\",\"event\":\"protect\",\"what\":"
-		     "\"%s\",\"path\":\"%s\"}\n", what, esc);
+		     "\"%s\",\"path\":\"%s\"%s}\n", what, esc,
+		     w->earlier ? ",\"run\":\"earlier\"" : "");
 	if (n > 0 && (size_t)n < sizeof(line) &&
 	    write(w->report_fd, line, (size_t)n) != n) {
 		/* advisory: the stderr line stands */
@@ -1374,10 +1384,13 @@ static void note_refusals(struct walk *w)
 	p->ifd = -1;
 }
 
+static int recover(struct walk *w);
+static int record(struct walk *w);
+
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1];
-	struct walk w = { d, NULL, -1, d->report_fd, false };
+	struct walk w = { d, NULL, -1, d->report_fd, false, false, false };
 	struct prot *ps = realloc(prots, (nprots + 1) * sizeof(*prots));
 	int r;
 
@@ -1388,6 +1401,7 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	w.p = memset(&prots[nprots++], 0, sizeof(*prots));
 	w.p->op = op;
 	w.p->ifd = -1;
+	w.p->rec = -1;
 	if (split_patterns(w.p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
 				 op->dst);
@@ -1395,13 +1409,17 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 				sizeof(bad));
 	if (w.rootfd < 0)
 		return mnt_op_fail(d, op, errno, bad, "");
-	r = scan(&w);
+	r = recover(&w);
+	if (!r)
+		r = scan(&w);
 	if (!r)
 		r = apply(&w);
 	if (!r && w.p->nro)
 		watch_locks(&w);
-	close(w.rootfd);
 	qsort(w.p->s, w.p->ns, sizeof(*w.p->s), cmp_seen);
+	if (!r)
+		r = record(&w);
+	close(w.rootfd);
 	return r;
 }
 
@@ -1770,7 +1788,7 @@ static void check_one(struct walk *w)
 
 int mnt_protect_check(struct diag *d, int code)
 {
-	struct walk w = { d, NULL, -1, d->report_fd, true };
+	struct walk w = { d, NULL, -1, d->report_fd, true, false, false };
 	int root;
 
 	if (!nprots)
@@ -1813,4 +1831,223 @@ int mnt_protect_check(struct diag *d, int code)
 	if (root >= 0)
 		close(root);
 	return code;
+}
+
+/* --- a run killed before its check --------------------------------------- */
+
+/* pid 1 checks the tree after the run; a SIGKILL of pid 1 itself (a kill
+ * of every pid of the tree, a cgroup kill) skips that. So before the
+ * target starts, pid 1 writes what the check needs (the patterns, the
+ * depth and what the scan saw) to a record outside the sandbox's reach
+ * (protrec.c), and removes it once its check is done. Every later start
+ * that protects the same directory runs the check of each record whose
+ * pid 1 is gone first, before its own scan. */
+
+/* The protected directory's identity: device, inode and birth time (a
+ * directory made later where one was deleted gets the same inode number
+ * but not the same birth time; 0 where the filesystem has none). */
+static int dir_key(int fd, char *key, size_t len)
+{
+	struct statx sx;
+
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		    STATX_INO | STATX_BTIME, &sx) < 0)
+		return -1;
+	if (!(sx.stx_mask & STATX_BTIME))
+		sx.stx_btime.tv_sec = 0, sx.stx_btime.tv_nsec = 0;
+	snprintf(key, len, "pysbx-protect-1 %u:%u %llu %lld.%09u",
+		 sx.stx_dev_major, sx.stx_dev_minor,
+		 (unsigned long long)sx.stx_ino,
+		 (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
+	return 0;
+}
+
+/* Append s and its NUL to buf (size *cap, length *n). */
+static int put(char **buf, size_t *n, size_t *cap, const char *s)
+{
+	size_t l = strlen(s) + 1;
+
+	while (*n + l > *cap) {
+		char *b = realloc(*buf, *cap * 2);
+
+		if (!b)
+			return -1;
+		*buf = b;
+		*cap *= 2;
+	}
+	memcpy(*buf + *n, s, l);
+	*n += l;
+	return 0;
+}
+
+/* The record: depth, patterns, then kind, device, inode and path of
+ * every seen entry, each a NUL-terminated string. */
+static int record(struct walk *w)
+{
+	struct prot *p = w->p;
+	size_t n = 0, cap = 4096;
+	char key[128], num[64], *buf = malloc(cap);
+	int r = -1, e = ENOMEM;
+
+	if (!buf || dir_key(w->rootfd, key, sizeof(key)) < 0) {
+		e = buf ? errno : ENOMEM;
+		goto out;
+	}
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->op->inodes);
+	if (put(&buf, &n, &cap, num) < 0 || put(&buf, &n, &cap, p->op->src) < 0)
+		goto out;
+	for (size_t i = 0; i < p->ns; i++) {
+		snprintf(num, sizeof(num), "%d %llu %llu", (int)p->s[i].kind,
+			 (unsigned long long)p->s[i].dev,
+			 (unsigned long long)p->s[i].ino);
+		if (put(&buf, &n, &cap, num) < 0 ||
+		    put(&buf, &n, &cap, p->s[i].rel) < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	if (r < 0)
+		diag_fail(w->d, EXIT_SYSCALL, e, "unable to record the protected tree %s (at %s:%u)",
+			  p->op->dst, p->op->pos.file, p->op->pos.line);
+	else if ((r = mnt_protect_record(w->d, key, buf, n)) >= 0) {
+		p->rec = r;
+		memcpy(p->key, key, sizeof(p->key));
+		r = 0;
+	}
+	free(buf);
+	return r;
+}
+
+/* The next NUL-terminated string of a record, or NULL at its end. */
+static const char *next_str(const char **at, const char *end)
+{
+	const char *s = *at;
+	size_t l;
+
+	if (s >= end)
+		return NULL;
+	l = strnlen(s, (size_t)(end - s));
+	if (s + l >= end)
+		return NULL;
+	*at = s + l + 1;
+	return s;
+}
+
+/* One stale record (mnt_protect_stale): its check, on this start's
+ * tree, reported as an earlier run's. 0 when checked to the end. */
+static int recover_one(void *arg, const char *body, size_t len)
+{
+	struct walk *cur = arg, w = *cur;
+	const char *at = body, *end = body + len, *depth, *pats, *k;
+	struct fs_op op = *cur->p->op;
+	struct prot p = { 0 };
+	int r = -1;
+
+	if (!(depth = next_str(&at, end)) || !(pats = next_str(&at, end)))
+		return 0;	/* not ours to read: dropped */
+	op.src = pats;
+	op.inodes = strtoull(depth, NULL, 10);
+	p.op = &op;
+	p.ifd = -1;
+	if (split_patterns(&p) < 0)
+		goto out;
+	while ((k = next_str(&at, end))) {
+		const char *rel = next_str(&at, end);
+		unsigned long long dev, ino;
+		int kind;
+
+		if (!rel || sscanf(k, "%d %llu %llu", &kind, &dev, &ino) != 3 ||
+		    kind < S_MATCH || kind > S_MODULE ||
+		    grow((void **)&p.s, &p.caps, p.ns, sizeof(*p.s), 64,
+			 SEEN_MAX) < 0)
+			goto out;
+		p.s[p.ns++] = (struct seen){ (char *)rel, (enum seen_kind)kind,
+					     (dev_t)dev, (ino_t)ino };
+	}
+	qsort(p.s, p.ns, sizeof(*p.s), cmp_seen);
+	w.p = &p;
+	w.post = w.earlier = true;
+	check_one(&w);
+	if (p.unchecked)
+		report(&w, "unchecked", "", "holds more than %d directories: "
+		       "the check of the earlier run stopped there; review "
+		       "every new .git before git runs there", DIRS_MAX);
+	else
+		r = 0;
+out:
+	for (size_t i = 0; i < p.npat; i++)
+		free(p.pat[i]);
+	free(p.pat), free(p.neg), free(p.slash), free(p.how), free(p.tail);
+	free(p.tailhow), free(p.s);
+	for (size_t i = 0; i < p.ndef; i++)
+		free(p.defused[i]);
+	free(p.defused);
+	return r;
+}
+
+static int recover(struct walk *w)
+{
+	char key[128];
+
+	if (dir_key(w->rootfd, key, sizeof(key)) < 0)
+		return mnt_op_fail(w->d, w->p->op, errno, NULL, "");
+	mnt_protect_stale(key, recover_one, w);
+	return 0;
+}
+
+/* Where DIR (a path inside the sandbox) is on the host: below the
+ * source of the last bind whose destination holds it. */
+static bool host_dir(const struct plan *pl, const struct fs_op *op, char *out,
+		     size_t len)
+{
+	const struct fs_op *b = NULL;
+
+	for (const struct fs_op *f = pl->fs; f < op; f++) {
+		size_t n = strlen(f->dst);
+
+		if ((f->kind == FS_BIND || f->kind == FS_RO_BIND ||
+		     f->kind == FS_DEV_BIND) &&
+		    !strncmp(op->dst, f->dst, n) &&
+		    (op->dst[n] == '/' || !op->dst[n] || n == 1))
+			b = f;
+	}
+	return b && snprintf(out, len, "%s%s", b->src,
+			     op->dst + (strlen(b->dst) == 1 ? 0 :
+					strlen(b->dst))) < (int)len;
+}
+
+void mnt_protect_killed(struct diag *d, const struct plan *pl)
+{
+	for (size_t i = 0; i < nprots; i++) {
+		struct prot *p = &prots[i];
+		struct walk w = { d, p, -1, d->report_fd, true, false, true };
+		char dir[PLAN_MAX_PATH + 1], key[128];
+		int fd;
+
+		if (p->rec < 0 || !host_dir(pl, p->op, dir, sizeof(dir)))
+			continue;
+		w.rootfd = sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY |
+				       O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS |
+				       RESOLVE_NO_MAGICLINKS);
+		/* The very directory pid 1 protected, and no start is
+		 * checking its record now: else the next start does. */
+		if (w.rootfd < 0 || dir_key(w.rootfd, key, sizeof(key)) < 0 ||
+		    strcmp(key, p->key) ||
+		    (fd = mnt_protect_retake((size_t)p->rec)) < 0) {
+			if (w.rootfd >= 0)
+				close(w.rootfd);
+			continue;
+		}
+		check_one(&w);
+		if (p->unchecked)
+			report(&w, "unchecked", "", "holds more than %d "
+			       "directories: the check stopped there; review "
+			       "every new .git before git runs there",
+			       DIRS_MAX);
+		else
+			mnt_protect_retaken((size_t)p->rec, fd);
+		if (p->unchecked)
+			close(fd);
+		close(w.rootfd);
+	}
 }

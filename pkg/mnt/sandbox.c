@@ -28,6 +28,10 @@
 extern char **environ;
 
 static int exec_pipe = -1;	/* child -> pid 1: one byte = setup failed */
+/* Set by pid 1 (in the memory the monitor shares) while only the target
+ * runs: pid 1 then allocates nothing, so a SIGKILL of it leaves the heap
+ * whole for the monitor's check (mnt_protect_killed). */
+static volatile sig_atomic_t pid1_waiting;
 
 char **mnt_take_environ(void)
 {
@@ -272,7 +276,9 @@ static int pid1(struct pid1_args *a)
 		kill(pid, SIGKILL);
 		return -1;
 	}
+	pid1_waiting = 1;
 	m->exit_code = reaper_init(pid, sync_fd, d->report_fd, p->ns & NS_PID);
+	pid1_waiting = 0;
 	/* Still holding the sandbox's view: what the run made under a
 	 * protected name is reported before the guard learns the end. */
 	if (p->ns & NS_MOUNT)
@@ -302,7 +308,12 @@ static int pid1_entry(void *arg)
 {
 	struct pid1_args *a = arg;
 
-	if (pid1(a) < 0)
+	int r = pid1(a);
+
+	/* The check is done, or the target never ran: a later start has
+	 * nothing to check for this run. */
+	mnt_protect_unrecord();
+	if (r < 0)
 		diag_exit(a->d);
 	exit(a->m->exit_code);
 }
@@ -324,6 +335,9 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	if (getppid() != ppid)
 		return diag_fail(d, EXIT_SYSCALL, 0,
 				 "unable to start: the parent died");
+	/* protect's records: their directory is opened here, on the host. */
+	if (mnt_protect_state(d, m) < 0)
+		return -1;
 	procfd = mnt_open_proc(d, AT_FDCWD, "/proc");
 	if (procfd < 0)
 		return -1;
@@ -375,5 +389,12 @@ int mnt_sandbox(struct diag *d, struct mnt_ctx *m)
 	/* pid 1 is gone: libc is ours again. a.sync[1] stayed open until
 	 * here: pid 1's alarm. */
 	m->exit_code = status < 0 ? EXIT_SYSCALL : reaper_code(status);
+	/* pid 1 SIGKILLed from outside while the target ran (the kernel has
+	 * ended every process of its namespace): its check after the run,
+	 * done here on the host's paths. When we die too (a tree or cgroup
+	 * kill), the next start does it from pid 1's record. */
+	if (pid1_waiting && status >= 0 && WIFSIGNALED(status) &&
+	    WTERMSIG(status) == SIGKILL && (p->ns & NS_MOUNT))
+		mnt_protect_killed(d, p);
 	return MNT_EXIT;
 }

@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..51"
+echo "1..60"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -166,6 +166,89 @@ kill -9 "$p"
 wait "$p" 2>/dev/null
 wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
 is "$(host_commit "$W")" clean "... also when the run that made it is killed (kill -9 of pysbx run)"
+# pid 1 itself SIGKILLed from outside (a kill of every pid of the tree, a
+# cgroup kill): no check after the run. The record pid 1 left in the state
+# directory makes the next start on the workspace check first.
+SD=$HOME/.local/state/pysbx
+recs() { ls -A "$SD" 2>/dev/null | grep -c '^run-'; }
+# hardkill WS HOW SCRIPT: agent-shell on WS runs SCRIPT, then sleeps; once
+# it made .planted, kill -9 of pid 1 (HOW=pid1) or of pid 1 then every
+# other pid of the run (HOW=tree); waits for every process to be gone.
+hardkill() {
+	local ws=$1 how=$2 p mon p1
+	setsid "$B/pysbx" run --status-fd 3 -p "$P/agent-shell.policy" -D WORKSPACE="$ws" -- /bin/sh -c "EVIL='$EVIL'
+$NEST
+$3
+touch .planted && exec sleep 1000" >"$T/killed.out" 2>&1 3>"$T/killed.st" &
+	p=$!
+	wait_for test -e "$ws/.planted" || echo "# not planted: $(cat "$T/killed.out")"
+	mon=$(pgrep -P "$p" -x pysbx-mount) && p1=$(pgrep -P "$mon" -x pysbx-mount)
+	kill -9 "$p1"
+	[[ $how == tree ]] && kill -9 "$mon" "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+	wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
+}
+HOOK='mkdir -p .git/hooks && printf "%s\n" "$EVIL" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && echo K=1 > .env && nest sub &&
+{ ls -d '"$SD"' >/dev/null 2>&1 && echo SEEN-STATE; (echo x > '"$SD"'/run-forged) 2>/dev/null && echo WROTE-STATE; }'
+# kill -9 of pid 1 and then of every other pid: the next start checks.
+W=$T/r4htree && newrepo "$W" && rm -rf "$W/.git/hooks"
+hardkill "$W" tree "$HOOK"
+n0=$(recs)
+run "$W" true
+[[ $n0 == 1 && $rc == 0 && $out == *"warning: $W/.git/hooks was created during the run"*"an earlier run on this directory was killed"* &&
+	$out == *"$W/sub/.git was created during the run"* && $out == *"$W/.env was created during the run"* &&
+	$st == *'"what":"moved","path":"'"$W/.git/hooks"'","run":"earlier"'* ]] &&
+	ok "kill -9 of pid 1 and then of the whole tree after the target made a hook dir, a repository with core.fsmonitor and a gitlink, a .env: the next start reports each (stderr and status record)" ||
+	not_ok "killed run (tree) reported at the next start" "records $n0 rc $rc" "$out" "$st"
+is "$(host_commit "$W"):$(recs):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused'):$($GIT -C "$W/sub" log --format=%s 2>&1)" "clean:0:1:s" \
+	"... neutralised before the new sandbox runs: the host's git commit runs nothing the sandbox wrote, the hooks dir is moved aside, the repository stays usable, the record is gone"
+# kill -9 of pid 1 alone: pysbx-mount outside the sandbox checks at once.
+W=$T/r4hpid1 && newrepo "$W" && rm -rf "$W/.git/hooks"
+hardkill "$W" pid1 "$HOOK"
+out=$(cat "$T/killed.out") st=$(cat "$T/killed.st")
+[[ $(recs) == 0 && $out == *"warning: $W/.git/hooks was created during the run"*"pid 1 was killed: checked from outside"* &&
+	$out == *"$W/sub/.git was created during the run"* && $out == *"$W/.env was created during the run"* &&
+	$st == *'"what":"moved","path":"'"$W/.git/hooks"'"'* ]] &&
+	ok "kill -9 of pid 1 alone after the same: pysbx-mount outside the sandbox checks at once and reports each (stderr and status record)" ||
+	not_ok "killed pid 1 checked by the monitor" "records $(recs)" "$out" "$st"
+run "$W" true
+is "$rc:$out:$(host_commit "$W"):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused')" "0::clean:1" \
+	"... the host's git commit runs nothing the sandbox wrote; the next start has nothing left to report"
+is "$(grep -c -- -STATE "$T/killed.out"):$(ls -A "$SD")" "0:" "the sandbox can neither see nor write the state directory"
+# Two runs on one workspace: a live run's record is not checked by
+# another start; once its pid 1 is killed it is.
+W=$T/r4cc && newrepo "$W"
+setsid "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'echo K=1 > .env && touch .planted && exec sleep 1000' >"$T/killed.out" 2>&1 &
+pc=$!
+wait_for test -e "$W/.planted"
+run "$W" true
+n0=$(recs)
+mon=$(pgrep -P "$pc" -x pysbx-mount) && kill -9 "$(pgrep -P "$mon" -x pysbx-mount)" && kill -9 "$mon" "$pc"
+wait "$pc" 2>/dev/null
+wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
+o1=$out
+run "$W" true
+[[ $n0 == 1 && $o1 != *earlier* && $out == *"$W/.env was created during the run"*"an earlier run on this directory was killed"* && $(recs) == 0 ]] &&
+	ok "a run on a workspace where another run lives leaves that run's record alone; after a kill -9 of its pid 1 the next start checks it" ||
+	not_ok "concurrent runs and records" "records $n0" "$o1" "$out"
+# A record of a killed run whose workspace was then deleted and made
+# anew at the same path: not this directory's, never applied to it.
+W=$T/r4dd && newrepo "$W"
+hardkill "$W" tree 'echo K=1 > .env'
+rm -rf "$W" && newrepo "$W" && echo K=2 >"$W/.env"
+run "$W" true
+is "$rc:$out:$(recs):$(cat "$W/.env")" "0::1:K=2" "a killed run's record is not applied to a new directory at the deleted workspace's path"
+rm -f "$SD"/run-*
+W=$T/r4r && newrepo "$W"
+out=$(PYSBX_STATE_DIR="$W/.state" "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'touch ran' 2>&1)
+rc=$?
+[[ $rc == 111 && $out == *"refusing the state directory $W/.state for protect's records: it lies under $W"*"binds read-write into the sandbox"* && ! -e $W/ran ]] &&
+	ok "a state directory the sandbox could write (below the workspace) is refused, nothing runs" || not_ok "state dir under the workspace refused" "$rc" "$out"
+mkdir -p "$T/sd" && chmod 0755 "$T/sd"
+out=$(PYSBX_STATE_DIR="$T/sd" "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'touch ran' 2>&1)
+rc=$?
+[[ $rc == 111 && $out == *"refusing the state directory $T/sd"*"read or written by others"* && ! -e $W/ran ]] &&
+	ok "a state directory others can read or write is refused" || not_ok "state dir 0755 refused" "$rc" "$out"
 W=$T/r4q && newrepo "$W"
 sh_in "$W" 'git init -q -b main plain && cd plain && git config user.email a@b && echo x > x && git add x && git -c user.name=a commit -qm x; true'
 is "$(ls -A "$W/plain/.git" | grep -c pysbx-refused):$($GIT -C "$W/plain" config user.email)" "0:a@b" \
