@@ -376,7 +376,20 @@ static int pin_up(struct walk *w, const char *rel)
 	return 0;
 }
 
-/* rel read-only, pinned. */
+static bool is_ro(const struct prot *p, const char *rel)
+{
+	for (size_t i = 0; i < p->ns; i++)
+		if (p->s[i].kind == S_RO && !strcmp(p->s[i].rel, rel))
+			return true;
+	return false;
+}
+
+static int protect_inside(struct walk *w, const char *rel, unsigned lvl);
+static int protect_path(struct walk *w, const char *rel);
+static DIR *open_dir_rel(struct walk *w, const char *rel);
+static int too_many_dirs(struct walk *w);
+
+/* rel read-only, pinned (a directory: with what its entries lead to). */
 static int protect_ro(struct walk *w, const char *rel, const struct stat *st)
 {
 	if (w->post)
@@ -394,10 +407,54 @@ static int protect_ro(struct walk *w, const char *rel, const struct stat *st)
 			  w->p->op->dst, w->p->op->dst, rel);
 		return -1;
 	}
+	/* A directory reached twice (a symlink inside it to itself): its
+	 * entries are done. */
+	if (S_ISDIR(st->st_mode) && is_ro(w->p, rel))
+		return 0;
 	if (add_ent(w, rel, E_RO, st) < 0 || remember(w, rel, S_RO, st) < 0)
 		return -1;
 	w->p->nro++;
-	return pin_up(w, rel);
+	if (pin_up(w, rel) < 0)
+		return -1;
+	return S_ISDIR(st->st_mode) ? protect_inside(w, rel, 0) : 0;
+}
+
+#define INSIDE_DEPTH 16
+
+/* A protected directory's bind covers its own entries, not the target
+ * of a symlink in it (elsewhere in DIR), nor another name (a hard link
+ * elsewhere in DIR) of a file in it: a run that made the directory
+ * (.devcontainer, .vscode, .claude...) could have left either, and a
+ * later run would change the protected file through it. So the first
+ * is protected too, and the second stops the run, as for a match. */
+static int protect_inside(struct walk *w, const char *rel, unsigned lvl)
+{
+	struct dirent *de;
+	int r = 0;
+	DIR *dir;
+
+	if (lvl > INSIDE_DEPTH || !(dir = open_dir_rel(w, rel)))
+		return 0;
+	while (!r && (de = readdir(dir))) {
+		char sub[PLAN_MAX_PATH + 1];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(sub) ||
+		    fstatat(dirfd(dir), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			r = protect_path(w, sub);
+		else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+			r = protect_ro(w, sub, &st);
+		else if (S_ISDIR(st.st_mode))
+			r = ++w->p->ndirs > DIRS_MAX ? too_many_dirs(w) :
+				protect_inside(w, sub, lvl + 1);
+	}
+	closedir(dir);
+	return r;
 }
 
 /* A git dir: a mount point itself (no rename, no rmdir), writable. */

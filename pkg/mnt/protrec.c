@@ -297,6 +297,11 @@ static char *read_rec(int fd, const char *key, size_t *len)
 	    st.st_size < (off_t)kl || st.st_size > REC_MAX ||
 	    !(buf = malloc((size_t)st.st_size + 1)))
 		return NULL;
+	/* Another directory's record: its key is all we read. */
+	if (pread(fd, buf, kl, 0) != (ssize_t)kl || memcmp(buf, key, kl)) {
+		free(buf);
+		return NULL;
+	}
 	while (n < (size_t)st.st_size &&
 	       (r = pread(fd, buf + n, (size_t)st.st_size - n, (off_t)n)) > 0)
 		n += (size_t)r;
@@ -337,13 +342,17 @@ int mnt_protect_stale(const char *key,
 				    O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* Held: its pid 1 lives (or checks it now). Taken: its
-		 * pid 1 is gone. Still the name's inode once locked, or
-		 * another start has just checked and removed it. */
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
+		/* Only this directory's records are locked (a record is
+		 * whole before it has its name): a start on another one
+		 * never makes ours look alive. Held: its pid 1 lives (or
+		 * checks it now). Taken: its pid 1 is gone. Still the
+		 * name's inode once locked, or another start has just
+		 * checked and removed it. */
+		if (!(body = read_rec(fd, key, &len)) ||
+		    flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
 		    fstatat(state_fd, de->d_name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
-		    !(body = read_rec(fd, key, &len))) {
+		    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+			free(body);
 			close(fd);
 			continue;
 		}

@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..60"
+echo "1..62"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -386,6 +386,21 @@ sh_in "$W" 'git branch --set-upstream-to=other 2>/dev/null; echo rc=$?'
 	$st == *'"what":"refused","path":"'"$W/.git/config"* ]] &&
 	ok "git branch --set-upstream-to says it succeeded: the run says the sandbox refused (stderr and status record)" ||
 	not_ok "refusal named although the command exited 0" "$out" "$st"
+
+# A protected directory made by an earlier run, with a second name of a
+# file in it elsewhere (a hard link), or a symlink in it to a file
+# elsewhere in the workspace: the next run cannot change the protected
+# file through either.
+W=$T/r4i && newrepo "$W"
+sh_in "$W" 'mkdir -p .devcontainer .vscode docs && echo "{}" > .devcontainer/devcontainer.json && ln .devcontainer/devcontainer.json notes.json &&
+echo "{}" > docs/tasks.json && ln -s ../docs/tasks.json .vscode/tasks.json; echo rc=$?'
+sh_in "$W" 'echo "{\"initializeCommand\":\"x\"}" > notes.json; echo rc=$?'
+[[ $rc == 111 && $out == *"unable to protect $W/.devcontainer/devcontainer.json: it has 2 hard links"* && $(cat "$W/.devcontainer/devcontainer.json") == "{}" ]] &&
+	ok "a file in a protected directory with a hard link elsewhere (left by an earlier run): the next run stops (111, with a hint) and the file is unchanged" ||
+	not_ok "hard link into a protected directory" "$rc" "$out"
+rm "$W/notes.json"
+sh_in "$W" '(echo "{\"tasks\":1}" > docs/tasks.json) 2>/dev/null; echo rc=$?'
+is "$out:$(cat "$W/docs/tasks.json")" "rc=2:{}" "a symlink in a protected directory to a file elsewhere in the workspace (left by an earlier run): its target is read-only in the next run"
 
 # --- agent-shell's protected names ------------------------------------------
 W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do echo orig >"$W/$f"; done
