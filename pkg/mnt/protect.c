@@ -975,17 +975,37 @@ static int git_worktree(struct walk *w, const char *g, const char *wt,
 	return 0;
 }
 
+/* Rename rel to rel.pysbx-refused-TIME (in aside) in its directory,
+ * opened beneath DIR without following a symlink: a run still live on
+ * the workspace (when the check is a killed run's) cannot swap a parent
+ * for a link and so have a file elsewhere renamed. 0 or -1. */
+static int rename_rel(struct walk *w, const char *rel, char *aside,
+		      size_t len)
+{
+	char dir[PLAN_MAX_PATH + 1];
+	const char *base = base_of(rel);
+	int fd, r;
+
+	dir_of(rel, dir, sizeof(dir));
+	snprintf(aside, len, "%s.pysbx-refused-%ld", base, (long)time(NULL));
+	fd = sys_openat2(w->rootfd, *dir ? dir : ".", O_PATH | O_DIRECTORY |
+			 O_CLOEXEC, 0, MNT_RESOLVE);
+	if (fd < 0)
+		return -1;
+	r = renameat(fd, base, fd, aside);
+	close(fd);
+	return r;
+}
+
 /* Rename rel to rel.pysbx-refused-TIME and report it (why: how it got
  * there). */
 static void move_aside(struct walk *w, const char *rel, const char *why)
 {
 	char aside[PLAN_MAX_PATH + 64];
 
-	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
-		 (long)time(NULL));
-	if (renameat(w->rootfd, rel, w->rootfd, aside) == 0)
+	if (rename_rel(w, rel, aside, sizeof(aside)) == 0)
 		report(w, "moved", rel, "%s and would redirect git on the "
-		       "host: moved to %s", why, base_of(aside));
+		       "host: moved to %s", why, aside);
 	else
 		report(w, "created", rel, "%s and would redirect git on the "
 		       "host; it could not be moved aside (%s): remove it",
@@ -1574,9 +1594,7 @@ static bool rename_aside(struct walk *w, const char *rel)
 
 	if (lstat_rel(w, rel, &st) < 0)
 		return false;
-	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
-		 (long)time(NULL));
-	return renameat(w->rootfd, rel, w->rootfd, aside) == 0;
+	return rename_rel(w, rel, aside, sizeof(aside)) == 0;
 }
 
 /* Does rel hold what git would take from it: a directory with an entry
