@@ -3,9 +3,7 @@
  * SIGKILLed from outside (a tree kill, a cgroup kill) is still checked,
  * by the next start on the same directory (docs/MOUNT.md "protect").
  *
- * The state directory (PYSBX_STATE_DIR, else $XDG_STATE_HOME/pysbx, else
- * ~/.local/state/pysbx of the password database's home, else of $HOME)
- * holds one file per protect directive of each live run, made by its
+ * The state directory (state_where) holds one file per protect directive of each live run, made by its
  * pid 1 before the target starts and flock()ed by it until its check is
  * done: a record whose lock can be taken belongs to a run whose pid 1 is
  * gone without its check. The directory must be the caller's, 0700, with
@@ -49,28 +47,30 @@ static const char *env_of(char **envp, const char *name)
 	return NULL;
 }
 
-/* Where the records live: the first of PYSBX_STATE_DIR,
- * $XDG_STATE_HOME/pysbx, PWHOME/.local/state/pysbx, $HOME/.local/...
- * that is absolute. */
+/* Where the records live: PYSBX_STATE_DIR or $XDG_STATE_HOME/pysbx
+ * when set (absolute), else .local/state/pysbx in the first home we can
+ * write (the password database's first: HOME may be /tmp for agent
+ * frameworks and services, where another user could make .local; then
+ * $HOME), else /tmp/pysbx-state-UID (a service without a home; lost at
+ * reboot). */
 static int state_where(char **envp, char *out, size_t len)
 {
 	const char *v = env_of(envp, "PYSBX_STATE_DIR");
-	struct passwd *pw;
+	struct passwd *pw = getpwuid(getuid());
+	const char *home[2] = { pw ? pw->pw_dir : NULL,
+				env_of(envp, "HOME") };
 
 	if (v && v[0] == '/')
 		return snprintf(out, len, "%s", v) < (int)len ? 0 : -1;
 	if ((v = env_of(envp, "XDG_STATE_HOME")) && v[0] == '/')
 		return snprintf(out, len, "%s/pysbx", v) < (int)len ? 0 : -1;
-	/* The password database's home first: HOME may be /tmp (agent
-	 * frameworks, services), where another user could make .local. */
-	if (!(pw = getpwuid(getuid())) || !pw->pw_dir || pw->pw_dir[0] != '/')
-		pw = NULL;
-	if (pw && access(pw->pw_dir, W_OK) == 0)
-		v = pw->pw_dir;
-	else if (!(v = env_of(envp, "HOME")) || v[0] != '/')
-		return -1;
-	return snprintf(out, len, "%s/.local/state/pysbx", v) < (int)len ? 0
-									: -1;
+	for (size_t i = 0; i < 2; i++)
+		if (home[i] && home[i][0] == '/' && strcmp(home[i], "/") &&
+		    access(home[i], W_OK) == 0)
+			return snprintf(out, len, "%s/.local/state/pysbx",
+					home[i]) < (int)len ? 0 : -1;
+	return snprintf(out, len, "/tmp/pysbx-state-%u", (unsigned)getuid()) <
+			       (int)len ? 0 : -1;
 }
 
 /* mkdir -p, the directories made 0700 (as XDG wants). */

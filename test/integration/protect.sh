@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..62"
+echo "1..63"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -244,6 +244,10 @@ out=$(PYSBX_STATE_DIR="$W/.state" "$B/pysbx" run -p "$P/agent-shell.policy" -D W
 rc=$?
 [[ $rc == 111 && $out == *"refusing the state directory $W/.state for protect's records: it lies under $W"*"binds read-write into the sandbox"* && ! -e $W/ran ]] &&
 	ok "a state directory the sandbox could write (below the workspace) is refused, nothing runs" || not_ok "state dir under the workspace refused" "$rc" "$out"
+out=$(env HOME=/nonexistent "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'echo ran' 2>&1)
+rc=$?
+is "$rc:$out:$(stat -c %a "/tmp/pysbx-state-$(id -u)" 2>&1)" "0:ran:700" "without a home, the records go to /tmp/pysbx-state-UID (0700)"
+rm -rf "/tmp/pysbx-state-$(id -u)"
 mkdir -p "$T/sd" && chmod 0755 "$T/sd"
 out=$(PYSBX_STATE_DIR="$T/sd" "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'touch ran' 2>&1)
 rc=$?
