@@ -840,6 +840,16 @@ __MUTATIONS__
 -	return S_ISDIR(st->st_mode) ? protect_inside(w, rel, 0) : 0;
 +	return 0;
 
+@@ name: protect-loop-stops-runs
+@@ invariant: SECURITY Protected paths: a planted symlink under a protected name (dangling, outward, a loop) never stops a later run
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-		       "the directory to protect; left as it is", why);
+-		return 0;
++		       "the directory to protect; left as it is", why);
++		return e == EXDEV || e == ENOENT ? 0 :
++			diag_fail(w->d, EXIT_SYSCALL, e, "unresolvable");
+
 @@ name: protect-live-record-checked
 @@ invariant: SECURITY Protected paths: a record whose run's pid 1 lives (its lock held) is left alone by another start on the same workspace
 @@ file: pkg/mnt/protrec.c

@@ -597,22 +597,23 @@ static int protect_path(struct walk *w, const char *rel)
 	    lstat_rel(w, real, &st) < 0) {
 		int e = errno;
 
+		char why[96];
+
 		if (w->post)
 			return 0;
 		if (remember(w, rel, S_LINK, NULL) < 0)
 			return -1;
-		if (e == EXDEV || e == ENOENT) {
-			report(w, "link", rel, "is a symlink that %s: "
-			       "nothing below the directory to protect; left "
-			       "as it is", e == EXDEV ? "leads out" :
-							"does not resolve");
-			return 0;
-		}
-		return diag_fail(w->d, EXIT_SYSCALL, e,
-				 "unable to protect %s/%s: it is a symlink "
-				 "that cannot be resolved (at %s:%u)",
-				 w->p->op->dst, rel, w->p->op->pos.file,
-				 w->p->op->pos.line);
+		/* A loop, a name too long, a directory the run made
+		 * unreadable on the way: nothing reachable to protect now,
+		 * and refusing the run would let a run stop every later
+		 * one. Reported; the check after the run reports it if it
+		 * resolves by then. */
+		snprintf(why, sizeof(why), e == EXDEV ? "leads out" :
+			 e == ENOENT ? "does not resolve" :
+			 "cannot be resolved (%s)", strerror(e));
+		report(w, "link", rel, "is a symlink that %s: nothing below "
+		       "the directory to protect; left as it is", why);
+		return 0;
 	}
 	return protect_ro(w, real, &st);
 }

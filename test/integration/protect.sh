@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..63"
+echo "1..64"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -405,6 +405,17 @@ sh_in "$W" 'echo "{\"initializeCommand\":\"x\"}" > notes.json; echo rc=$?'
 rm "$W/notes.json"
 sh_in "$W" '(echo "{\"tasks\":1}" > docs/tasks.json) 2>/dev/null; echo rc=$?'
 is "$out:$(cat "$W/docs/tasks.json")" "rc=2:{}" "a symlink in a protected directory to a file elsewhere in the workspace (left by an earlier run): its target is read-only in the next run"
+
+# A symlink loop (or one through a directory made unreadable) under a
+# protected name, planted by an earlier run, must not stop later runs.
+W=$T/r4l && newrepo "$W"
+sh_in "$W" 'ln -s .env .env; mkdir -p .vscode z && ln -s loop .vscode/loop && ln -s z/q/r .envrc && chmod 000 z; true'
+sh_in "$W" 'echo second'
+chmod 755 "$W/z"
+[[ $rc == 0 && $out == *"$W/.env is a symlink that cannot be resolved (Symbolic link loop): nothing below the directory to protect; left as it is"*second* &&
+	$st == *'"what":"link","path":"'"$W/.vscode/loop"* ]] &&
+	ok "a symlink loop under a protected name (and in a protected directory) left by an earlier run: the next run starts and reports it" ||
+	not_ok "symlink loop stops later runs" "$rc" "$out" "$st"
 
 # --- agent-shell's protected names ------------------------------------------
 W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do echo orig >"$W/$f"; done
