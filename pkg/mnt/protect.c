@@ -22,7 +22,10 @@
  * not exist at start (a new .env, *.pem, .git, a dangling link that now
  * resolves, a hooksPath directory) is reported on stderr and as a status
  * record; a new commondir or config.worktree in a protected git dir,
- * which would redirect the host's git, is also renamed aside. */
+ * which would redirect the host's git, is also renamed aside. When pid 1
+ * is SIGKILLed, the monitor does that check (mnt_protect_killed), or,
+ * when it dies too, the next start does, from pid 1's record (recover,
+ * protrec.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
