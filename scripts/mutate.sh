@@ -850,6 +850,14 @@ __MUTATIONS__
 +		return e == EXDEV || e == ENOENT ? 0 :
 +			diag_fail(w->d, EXIT_SYSCALL, e, "unresolvable");
 
+@@ name: protect-rebase-exec-kept
+@@ invariant: SECURITY Protected paths: a rebase to-do list with exec lines written during the run is moved aside (the host's git rebase --continue would run them)
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-	git_todos(w, g, false);
+-}
++}
+
 @@ name: protect-live-record-checked
 @@ invariant: SECURITY Protected paths: a record whose run's pid 1 lives (its lock held) is left alone by another start on the same workspace
 @@ file: pkg/mnt/protrec.c

@@ -64,6 +64,7 @@ enum seen_kind {
 	S_LINK,		/* a match that is a symlink leading out or nowhere */
 	S_WATCH,	/* missing at start, must not appear (hooksPath) */
 	S_MODULE,	/* a directory below modules/ at start */
+	S_TODO,		/* a rebase to-do list at start (ino: its hash) */
 };
 
 struct ent {
@@ -1097,6 +1098,86 @@ static void git_leftovers(struct walk *w, const char *g)
 			   "config does not enable (left by an earlier run?)");
 }
 
+/* A rebase (or cherry-pick) in progress keeps its to-do list in the git
+ * dir, which must stay writable for git to work; an "exec" line in it
+ * runs a shell command when the host's git continues the rebase (git
+ * rebase --continue). */
+static const char *const git_todo[] = { "rebase-merge/git-rebase-todo",
+					"sequencer/todo", NULL };
+
+/* FNV-1a of the to-do list rel, and whether it has an exec line; false
+ * when it cannot be read. */
+static bool todo_read(struct walk *w, const char *rel, uint64_t *hash,
+		      bool *exec)
+{
+	char *buf = malloc(CONFIG_MAX), *line, *next;
+	ssize_t n;
+
+	if (!buf || (n = read_rel(w, rel, buf, CONFIG_MAX)) < 0) {
+		free(buf);
+		return false;
+	}
+	*hash = 14695981039346656037ULL;
+	for (ssize_t i = 0; i < n; i++)
+		*hash = (*hash ^ (unsigned char)buf[i]) * 1099511628211ULL;
+	*exec = false;
+	for (line = buf; line && !*exec; line = next) {
+		size_t l;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		l = strcspn(line, " \t");
+		*exec = (l == 4 && !strncmp(line, "exec", 4)) ||
+			(l == 1 && line[0] == 'x');
+	}
+	free(buf);
+	return true;
+}
+
+/* At start (remember each to-do list's hash), after the run (move aside
+ * one with an exec line that is new or changed), and in a repository
+ * made during the run (move aside any with an exec line; returns how
+ * many). */
+static int git_todos(struct walk *w, const char *g, bool made)
+{
+	char rel[PLAN_MAX_PATH + 64], aside[PLAN_MAX_PATH + 64];
+	int moved = 0;
+
+	for (size_t i = 0; git_todo[i]; i++) {
+		struct stat st = { 0 };
+		uint64_t h;
+		bool exec;
+
+		snprintf(rel, sizeof(rel), "%s/%s", g, git_todo[i]);
+		if (!todo_read(w, rel, &h, &exec))
+			continue;
+		st.st_ino = (ino_t)h;
+		if (!w->post) {
+			if (remember(w, rel, S_TODO, &st) < 0)
+				return -1;
+			continue;
+		}
+		if (!exec || (!made && was_seen(w->p, rel, S_TODO, &st)))
+			continue;
+		if (made) {
+			moved += rename_rel(w, rel, aside, sizeof(aside)) == 0;
+			continue;
+		}
+		if (rename_rel(w, rel, aside, sizeof(aside)) == 0)
+			report(w, "moved", rel, "is a to-do list with exec lines "
+			       "written during the run: git rebase --continue "
+			       "on the host would run them; moved to %s", aside);
+		else
+			report(w, "created", rel, "is a to-do list with exec "
+			       "lines written during the run: git rebase "
+			       "--continue on the host would run them; it could "
+			       "not be moved aside (%s): remove it",
+			       strerror(errno));
+	}
+	return moved;
+}
+
 /* g: a git dir below DIR; wt: a worktree using it (NULL: not known). */
 static int git_dir(struct walk *w, const char *g, const char *wt,
 		   unsigned nest)
@@ -1111,7 +1192,7 @@ static int git_dir(struct walk *w, const char *g, const char *wt,
 	if (lstat_rel(w, g, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	git_leftovers(w, g);
-	if (pin(w, g, &st) < 0)
+	if (pin(w, g, &st) < 0 || git_todos(w, g, false) < 0)
 		return -1;
 	for (size_t i = 0; git_ro[i]; i++) {
 		snprintf(rel, sizeof(rel), "%s/%s", g, git_ro[i]);
@@ -1718,6 +1799,7 @@ static int git_defuse(struct walk *w, const char *g, unsigned nest)
 		     !is_gitdir(p, real)) && rename_aside(w, rel))
 			moved++;
 	}
+	moved += git_todos(w, g, true);
 	snprintf(rel, sizeof(rel), "%s/modules", g);
 	moved += defuse_below(w, rel, nest, 0);
 	snprintf(rel, sizeof(rel), "%s/worktrees", g);
@@ -1791,6 +1873,7 @@ static void check_gitdir(struct walk *w, const char *g)
 		}
 		move_aside(w, rel, "was created during the run");
 	}
+	git_todos(w, g, false);
 }
 
 /* A git dir made below rel (g/modules, where names nest: a/b/sub) during
@@ -2036,7 +2119,7 @@ static int recover_one(void *arg, const char *body, size_t len)
 		int kind;
 
 		if (!rel || sscanf(k, "%d %llu %llu", &kind, &dev, &ino) != 3 ||
-		    kind < S_MATCH || kind > S_MODULE ||
+		    kind < S_MATCH || kind > S_TODO ||
 		    grow((void **)&p.s, &p.caps, p.ns, sizeof(*p.s), 64,
 			 SEEN_MAX) < 0)
 			goto out;

@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..64"
+echo "1..65"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -416,6 +416,17 @@ chmod 755 "$W/z"
 	$st == *'"what":"link","path":"'"$W/.vscode/loop"* ]] &&
 	ok "a symlink loop under a protected name (and in a protected directory) left by an earlier run: the next run starts and reports it" ||
 	not_ok "symlink loop stops later runs" "$rc" "$out" "$st"
+
+# A rebase left in progress with an exec line in its to-do list: the
+# host's git rebase --continue would run it.
+W=$T/r4t && newrepo "$W" && echo b >>"$W/a.txt" && $GIT -C "$W" commit -qam two
+sh_in "$W" 'GIT_SEQUENCE_EDITOR="printf '"'break\\nexec echo todo >>$PWN\\n'"' >" git rebase -i HEAD~1 >/dev/null 2>&1; ls .git/rebase-merge/git-rebase-todo'
+rm -f "$PWN"
+$GIT -C "$W" rebase --continue >/dev/null 2>&1
+[[ $out == *"$W/.git/rebase-merge/git-rebase-todo is a to-do list with exec lines written during the run"* && ! -e $PWN &&
+	$st == *'"what":"moved","path":"'"$W/.git/rebase-merge/git-rebase-todo"* ]] &&
+	ok "a rebase stopped during the run with an exec line to come: the to-do list is moved aside and reported; the host's git rebase --continue runs nothing" ||
+	not_ok "rebase to-do with exec" "$out" "$st" "$(cat "$PWN" 2>/dev/null)"
 
 # --- agent-shell's protected names ------------------------------------------
 W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do echo orig >"$W/$f"; done
