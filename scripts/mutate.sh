@@ -838,7 +838,7 @@ __MUTATIONS__
 @@ file: pkg/mnt/protect.c
 @@ tests: integration/protect
 -	return S_ISDIR(st->st_mode) ? protect_inside(w, rel, 0) : 0;
-+	return 0;
++	return S_ISDIR(st->st_mode) && 0 ? protect_inside(w, rel, 0) : 0;
 
 @@ name: protect-loop-stops-runs
 @@ invariant: SECURITY Protected paths: a planted symlink under a protected name (dangling, outward, a loop) never stops a later run
