@@ -115,7 +115,7 @@ struct probe {
 
 /* Parse the policy as the guard will (our variables but those in omit,
  * WORKSPACE_MOUNT ws and READ_ROOTS roots when not NULL, the caller's
- * -D), in a child process. 0, or -1 when the child failed. */
+ * -D), in this process. 0, or -1 (errno ENOMEM) when out of memory. */
 int sess_probe(const struct sess *s, unsigned omit, const char *ws,
 	       const char *roots, struct probe *pr);
 

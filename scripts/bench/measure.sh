@@ -43,13 +43,50 @@ exec 3>>"$LOG"
 log() { printf '%s\n' "$*" >&3; }
 
 mkdir -p "$SCR" "$ETC"
-# The same /etc files as python.policy's `file` lines, for bwrap.
-printf 'sandbox:x:%s:%s:sandbox:/scratch:/usr/sbin/nologin\n' "$(id -u)" "$(id -g)" >"$ETC/passwd"
-printf 'sandbox:x:%s:\n' "$(id -g)" >"$ETC/group"
-printf '127.0.0.1 localhost\n::1 localhost\n' >"$ETC/hosts"
-printf 'sandbox\n' >"$ETC/hostname"
 
 have() { [[ -x $BIN/$1 ]]; }
+
+# python.policy's /etc as pysbx resolves it (`policy show`: its `file`,
+# `ro-bind-try` and `symlink` lines below /etc), given to bwrap and the
+# reference program too, so that all three build the same view: the
+# `file` contents written to $ETC for bwrap's --file and bench_ref's -w,
+# the host files and directories bound read-only where they exist
+# (--ro-bind-try, -b), the links (--symlink, -l).
+ETC_BW="" ETC_FDS="" ETC_REF="" fd=4
+if have pysbx && "$BIN/pysbx" policy show "$POL" -D WORKSPACE="$WS" \
+	>"$RES/policy-show.txt" 2>>"$LOG"; then
+	while IFS= read -r line; do
+		read -r kind a b <<<"$line"
+		case $kind in
+		file)
+			# sh takes one-digit fds: 3 is the filter's, 4-9 these.
+			[[ $a == /etc/* && $b == \"*\" ]] || continue
+			((fd <= 9)) || { log "etc: $a left out for bwrap (no fd left)"; continue; }
+			b=${b#\"}
+			printf '%b' "${b%\"}" >"$ETC/${a#/etc/}"
+			ETC_BW+=" --file $fd $a" ETC_FDS+=" $fd<$ETC/${a#/etc/}"
+			ETC_REF+=" -w $a=$ETC/${a#/etc/}"
+			fd=$((fd + 1)) ;;
+		ro-bind-try)
+			[[ $b == /etc/* && $a == "$b" ]] || continue
+			ETC_BW+=" --ro-bind-try $a $b" ETC_REF+=" -b $a" ;;
+		symlink)
+			[[ $b == /etc/* ]] || continue
+			ETC_BW+=" --symlink $a $b" ETC_REF+=" -l $a=$b" ;;
+		esac
+	done <"$RES/policy-show.txt"
+fi
+if [[ -z $ETC_FDS ]]; then
+	log "etc: pysbx policy show gave no /etc files: bwrap and bench_ref get the four defaults"
+	printf 'sandbox:x:%s:%s:sandbox:/scratch:/usr/sbin/nologin\n' "$(id -u)" "$(id -g)" >"$ETC/passwd"
+	printf 'sandbox:x:%s:\n' "$(id -g)" >"$ETC/group"
+	printf '127.0.0.1 localhost\n::1 localhost\n' >"$ETC/hosts"
+	printf 'sandbox\n' >"$ETC/hostname"
+	ETC_BW=" --file 4 /etc/passwd --file 5 /etc/group --file 6 /etc/hosts --file 7 /etc/hostname"
+	ETC_FDS=" 4<$ETC/passwd 5<$ETC/group 6<$ETC/hosts 7<$ETC/hostname"
+	ETC_REF=""
+fi
+printf '%s\n' "$ETC_BW" >"$RES/etc-bwrap.txt"
 
 # The filter bwrap gets: exactly what pysbx-seccomp compiles from the
 # policy (the same rules, the same libseccomp).
@@ -62,8 +99,8 @@ else
 	echo "NOFILTER" >"$RES/nofilter"
 	log "filter: pysbx-seccomp --export failed: bwrap runs without a filter"
 fi
-bwrap_fds="3<$FILTER 4<$ETC/passwd 5<$ETC/group 6<$ETC/hosts 7<$ETC/hostname"
-[[ -z $bwrap_seccomp ]] && bwrap_fds="4<$ETC/passwd 5<$ETC/group 6<$ETC/hosts 7<$ETC/hostname"
+bwrap_fds="3<$FILTER$ETC_FDS"
+[[ -z $bwrap_seccomp ]] && bwrap_fds="${ETC_FDS# }"
 
 disable_userns=""
 bwrap --help 2>&1 | grep -q -- --disable-userns && disable_userns="--disable-userns"
@@ -81,9 +118,8 @@ bwrap_cmd() {
 		"--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/sbin /sbin" \
 		"--symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc" \
 		"--dev /dev --size 67108864 --perms 1777 --tmpfs /tmp" \
-		"--ro-bind $WS /workspace --bind $SCR /scratch" \
-		"--file 4 /etc/passwd --file 5 /etc/group --file 6 /etc/hosts" \
-		"--file 7 /etc/hostname --chdir /workspace $bwrap_seccomp" \
+		"--ro-bind $WS /workspace --bind $SCR /scratch$ETC_BW" \
+		"--chdir /workspace $bwrap_seccomp" \
 		"-- $* $bwrap_fds"
 }
 pysbx_cmd() { # POLICY TARGET [ARG]...
@@ -149,6 +185,9 @@ AD="-D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR"
 # (pysbx-mount, pysbx-exec, pysbx-seccomp), with no work in them, no
 # guard and no filter.
 HOPS3="$PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_hop"
+# The reference program with python.policy's /etc (-n: no net namespace).
+REF="$PROBE/bench_ref${ETC_REF}"
+REF_N="$PROBE/bench_ref -n${ETC_REF}"
 # The floor with the steps' duties: what no implementation of this design
 # can skip, done with nothing else. The first hop is a guard
 # (test/probe/bench_guard.c) that makes a fresh scratch dir under /tmp
@@ -163,7 +202,7 @@ DUTY_F=""
 duties() { # PARENT SCRATCH NET_FLAG TARGET...
 	local parent=$1 scratch=$2 n=$3
 	shift 3
-	echo "$PROBE/bench_guard $parent $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $n $DUTY_F $WS $scratch $*"
+	echo "$PROBE/bench_guard $parent $PROBE/bench_hop $PROBE/bench_hop $PROBE/bench_ref $n $DUTY_F$ETC_REF $WS $scratch $*"
 }
 REVERSE=1 bench startup "$STD" \
 	"static true (bare)" "$PROBE/bench_true" \
@@ -172,10 +211,10 @@ REVERSE=1 bench startup "$STD" \
 	"pysbx, net ns, scratch adopted" "$BIN/pysbx run -p $POL $AD -- $T" \
 	"pysbx, no net ns" "$(pysbx_cmd "$POL_NONET" $T)" \
 	"bwrap, no net ns" "$(bwrap_cmd nonet $T)" \
-	"reference program, net ns" "$PROBE/bench_ref $WS $SCR $T" \
-	"reference program, no net ns" "$PROBE/bench_ref -n $WS $SCR $T" \
-	"reference + three exec hops, net ns" "$HOPS3 $PROBE/bench_ref $WS $SCR $T" \
-	"reference + three exec hops, no net ns" "$HOPS3 $PROBE/bench_ref -n $WS $SCR $T" \
+	"reference program, net ns" "$REF $WS $SCR $T" \
+	"reference program, no net ns" "$REF_N $WS $SCR $T" \
+	"reference + three exec hops, net ns" "$HOPS3 $REF $WS $SCR $T" \
+	"reference + three exec hops, no net ns" "$HOPS3 $REF_N $WS $SCR $T" \
 	"floor with the steps' duties, net ns" "$(duties /tmp {} "" $T)" \
 	"floor with the steps' duties, no net ns" "$(duties /tmp {} -n $T)" \
 	"floor with the steps' duties, scratch adopted, net ns" "$(duties - "$SCR" "" $T)"
@@ -186,7 +225,7 @@ REVERSE=1 bench python "$STD" \
 	"python3 (bare)" "$PY" \
 	"pysbx + python3" "$(pysbx_cmd "$POL" "$PY")" \
 	"bwrap + python3" "$(bwrap_cmd net "$PY")" \
-	"reference + three exec hops + python3" "$HOPS3 $PROBE/bench_ref $WS $SCR $PY" \
+	"reference + three exec hops + python3" "$HOPS3 $REF $WS $SCR $PY" \
 	"floor with the steps' duties + python3" "$(duties /tmp {} "" "$PY")"
 
 # 3. each step alone, and the chain minus steps (a step's cost is a
@@ -247,7 +286,7 @@ q() { printf "'%s'" "$1"; }
 REVERSE=1 bench batch "--warmup 1 --runs $BATCH_RUNS" \
 	"pysbx x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(pysbx_cmd "$POL" $T)")" \
 	"bwrap x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $(bwrap_cmd net $T)")" \
-	"reference program x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $PROBE/bench_ref $WS $SCR $T")" \
+	"reference program x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $REF $WS $SCR $T")" \
 	"static true x$BATCH, -P$PAR" "seq $BATCH | xargs -P$PAR -I{} sh -c $(q "exec $PROBE/bench_true")" \
 	"static true x$BATCH, -P1" "seq $BATCH | xargs -P1 -I{} sh -c $(q "exec $PROBE/bench_true")"
 

@@ -192,7 +192,11 @@ p("Names used in the commands: `$BIN` = build/bin, `$PROBE` =")
 p("build/test/probe, `$WS` = a read-only directory holding copies of the")
 p("probes (mounted at /workspace on both sides), `$SCRATCH` = a directory")
 p("bound at /scratch for bwrap (pysbx creates and removes its own per run),")
-p("`$ETC` = the /etc files that python.policy writes with `file`,")
+p("`$ETC` = the /etc files that python.policy writes with `file` (its")
+p("`file`, `ro-bind-try` and `symlink` lines below /etc, as `pysbx policy")
+p("show` resolves them, are given to bwrap as `--file`, `--ro-bind-try` and")
+p("`--symlink` and to the reference program as `-w`, `-b` and `-l`: all")
+p("three build the same /etc),")
 p("`$FILTER` = `pysbx-seccomp -p policies/python.policy --export` output,")
 p("`$DERIVED` = python.policy's two variants made by scripts/bench/derive.sh")
 p("at each run (python-nonet.policy: no `net` in `unshare`;")
@@ -412,6 +416,19 @@ if os.path.exists(os.path.join(RES, "nofilter")):
     p("seccomp filter in this run (see the log); its figures are flattered.")
     p()
 
+def etc_desc():
+    """python.policy's /etc as measure.sh gave it to bwrap (etc-bwrap.txt)."""
+    try:
+        words = open(os.path.join(RES, "etc-bwrap.txt")).read().split()
+    except OSError:
+        return "the four /etc files"
+    files = words.count("--file")
+    binds = words.count("--ro-bind-try")
+    links = words.count("--symlink")
+    return (f"{files} files written, {binds} host files and directories "
+            f"bound read-only where they exist, {links} links")
+
+
 # --- groups --------------------------------------------------------------------
 
 p("## 1. Start-up: python.policy over a static `true`")
@@ -421,8 +438,9 @@ p("`unshare`: $DERIVED/python-nonet.policy) against bubblewrap given the same")
 p("namespaces (user, mount, pid, ipc, uts, ±net), hostname, nested user")
 p("namespaces disabled, new session, die-with-parent, no capabilities, the")
 p("same environment, the same mounts (/usr ro, merged-usr links, proc, dev,")
-p("64 MiB tmpfs /tmp, ro workspace, rw scratch, the four /etc files), the")
-p("same working directory and the same compiled seccomp filter.")
+p("64 MiB tmpfs /tmp, ro workspace, rw scratch, and python.policy's /etc:")
+p(f"{etc_desc()}), the same working directory and the same compiled")
+p("seccomp filter.")
 p()
 p("Not equivalent, in bwrap's favour: pysbx also creates and removes a fresh")
 p("scratch directory per run, keeps a guard process outside the namespaces")

@@ -3,20 +3,26 @@
  * with as few system calls as the kernel allows and no checks, diagnostics,
  * policy, guard, rlimits or seccomp filter, then runs the target:
  *
- *   bench_ref [-n] [-f FILTER] WORKSPACE SCRATCH TARGET [ARG...]
+ *   bench_ref [-n] [-f FILTER] [-b PATH | -l TARGET=LINK | -w PATH=FILE]...
+ *             WORKSPACE SCRATCH TARGET [ARG...]
  *
  * -n: no net namespace. -f: load FILTER (pysbx-seccomp --export output)
  * just before the target's exec: the kernel's share of the seccomp step,
- * which no design can skip (the compilation it can).
+ * which no design can skip (the compilation it can). The rest is the
+ * policy's /etc as scripts/bench/measure.sh reads it from `pysbx policy
+ * show`: -b binds PATH read-only at the same path (skipped when missing,
+ * as ro-bind-try), -l makes a symlink, -w writes FILE's content at PATH
+ * (any -w replaces the four default /etc files).
  *
  * Namespaces user, mount, pid, ipc, uts (+ net); one uid/gid mapped; a
  * tmpfs root with /usr read-only, the merged-usr links, proc, a minimal
  * /dev, a 64 MiB /tmp, the workspace read-only, the scratch dir read-write,
- * the four /etc files, pivot_root, a read-only root, lo up, a second
+ * the four /etc files (or the -b/-l/-w ones), pivot_root, a read-only root, lo up, a second
  * user+mount namespace that locks the mounts, then the same three processes
  * as pysbx and bwrap (monitor, pid 1, target) with a new session,
  * no_new_privs and the policy's environment. Not a sandbox to use: any
  * failure just exits 1. */
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/mount.h>
@@ -78,6 +84,62 @@ static void bind_to(const char *src, const char *dst, int rdonly)
 		ro(dst, AT_RECURSIVE);
 }
 
+#define MAX_EXTRA 64
+static const char *binds[MAX_EXTRA], *links[MAX_EXTRA], *writes[MAX_EXTRA];
+static int nbinds, nlinks, nwrites;
+
+/* The directories above path (below R), made as needed. */
+static void parents(char *path)
+{
+	for (char *s = path + strlen(R) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		die(mkdir(path, 0755) == 0 || errno == EEXIST);
+		*s = '/';
+	}
+}
+
+static void etc_extra(void)
+{
+	static char buf[1 << 16];
+	char dst[512];
+	struct stat st;
+
+	for (int i = 0; i < nwrites; i++) {
+		const char *eq = strchr(writes[i], '=');
+		int fd = open(eq + 1, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		die(n >= 0);
+		close(fd);
+		buf[n] = '\0';
+		snprintf(dst, sizeof(dst), R "%.*s", (int)(eq - writes[i]),
+			 writes[i]);
+		parents(dst);
+		put(dst, buf);
+	}
+	for (int i = 0; i < nbinds; i++) {
+		if (stat(binds[i], &st) < 0)
+			continue;
+		snprintf(dst, sizeof(dst), R "%s", binds[i]);
+		parents(dst);
+		if (S_ISDIR(st.st_mode))
+			die(mkdir(dst, 0755) == 0 || errno == EEXIST);
+		else
+			put(dst, "");
+		bind_to(binds[i], dst, 1);
+	}
+	for (int i = 0; i < nlinks; i++) {
+		const char *eq = strchr(links[i], '=');
+		char target[512];
+
+		snprintf(target, sizeof(target), "%.*s", (int)(eq - links[i]),
+			 links[i]);
+		snprintf(dst, sizeof(dst), R "%s", eq + 1);
+		parents(dst);
+		die(symlink(target, dst) == 0);
+	}
+}
+
 static void dev(void)
 {
 	static const char *const nodes[] = { "null", "zero", "full", "random",
@@ -116,14 +178,17 @@ static void root(const char *ws, const char *scratch, unsigned uid,
 		  "size=64M,mode=1777") == 0);
 	bind_to(ws, R "/workspace", 1);
 	bind_to(scratch, R "/scratch", 0);
-	snprintf(pw, sizeof(pw),
-		 "sandbox:x:%u:%u:sandbox:/scratch:/usr/sbin/nologin\n", uid,
-		 gid);
-	put(R "/etc/passwd", pw);
-	snprintf(pw, sizeof(pw), "sandbox:x:%u:\n", gid);
-	put(R "/etc/group", pw);
-	put(R "/etc/hosts", "127.0.0.1 localhost\n::1 localhost\n");
-	put(R "/etc/hostname", "sandbox\n");
+	if (!nwrites) {
+		snprintf(pw, sizeof(pw),
+			 "sandbox:x:%u:%u:sandbox:/scratch:/usr/sbin/nologin\n",
+			 uid, gid);
+		put(R "/etc/passwd", pw);
+		snprintf(pw, sizeof(pw), "sandbox:x:%u:\n", gid);
+		put(R "/etc/group", pw);
+		put(R "/etc/hosts", "127.0.0.1 localhost\n::1 localhost\n");
+		put(R "/etc/hostname", "sandbox\n");
+	}
+	etc_extra();
 	die(chdir(R) == 0 && syscall(SYS_pivot_root, ".", ".") == 0 &&
 	    umount2(".", MNT_DETACH) == 0 && chdir("/") == 0);
 	ro("/", 0);
@@ -179,6 +244,21 @@ int main(int argc, char **argv)
 	if (argc > i + 1 && !strcmp(argv[i], "-f")) {
 		read_filter(argv[i + 1]);
 		i += 2;
+	}
+	for (; argc > i + 1 && argv[i][0] == '-' && argv[i][1] && !argv[i][2];
+	     i += 2) {
+		const char *a = argv[i + 1];
+
+		if (argv[i][1] == 'b' && nbinds < MAX_EXTRA && a[0] == '/')
+			binds[nbinds++] = a;
+		else if (argv[i][1] == 'l' && nlinks < MAX_EXTRA &&
+			 strchr(a, '='))
+			links[nlinks++] = a;
+		else if (argv[i][1] == 'w' && nwrites < MAX_EXTRA &&
+			 a[0] == '/' && strchr(a, '='))
+			writes[nwrites++] = a;
+		else
+			return 100;
 	}
 	if (argc - i < 3)
 		return 100;
