@@ -453,7 +453,9 @@ static int protect_inside(struct walk *w, const char *rel, unsigned lvl)
 			r = protect_path(w, sub);
 		else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
 			r = protect_ro(w, sub, &st);
-		else if (S_ISDIR(st.st_mode))
+		/* A repository in it (a clone with hard-linked objects)
+		 * is read-only as a whole already. */
+		else if (S_ISDIR(st.st_mode) && strcmp(de->d_name, ".git"))
 			r = ++w->p->ndirs > DIRS_MAX ? too_many_dirs(w) :
 				protect_inside(w, sub, lvl + 1);
 	}

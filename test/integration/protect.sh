@@ -429,10 +429,10 @@ $GIT -C "$W" rebase --continue >/dev/null 2>&1
 	not_ok "rebase to-do with exec" "$out" "$st" "$(cat "$PWN" 2>/dev/null)"
 
 # --- agent-shell's protected names ------------------------------------------
-W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do echo orig >"$W/$f"; done
-sh_in "$W" 'for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do (echo x >> $f) 2>/dev/null && echo "w:$f"; done; echo done'
-is "$out:$(cat "$W"/.envrc "$W"/AGENTS.md "$W"/.husky/pre-commit | tr -d '\n')" "done:origorigorig" \
-	"agent-shell protects .envrc, .pre-commit-config.yaml, .mcp.json, .husky/, .devcontainer/, agent instruction files"
+W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md .npmrc .yarnrc.yml .netrc; do echo orig >"$W/$f"; done
+sh_in "$W" 'for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md .npmrc .yarnrc.yml .netrc; do (echo x >> $f) 2>/dev/null && echo "w:$f"; done; echo done'
+is "$out:$(cat "$W"/.envrc "$W"/AGENTS.md "$W"/.husky/pre-commit "$W"/.npmrc | tr -d '\n')" "done:origorigorigorig" \
+	"agent-shell protects .envrc, .pre-commit-config.yaml, .mcp.json, .husky/, .devcontainer/, agent instruction files, .npmrc, .yarnrc.yml, .netrc"
 
 # --- credential masks --------------------------------------------------------
 WW=$T/ww && mkdir -p "$WW/home/dotfiles/ssh" "$WW/bare" && echo k >"$WW/home/dotfiles/ssh/id" && ln -s dotfiles/ssh "$WW/home/.ssh"
