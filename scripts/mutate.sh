@@ -823,8 +823,8 @@ __MUTATIONS__
 @@ invariant: SECURITY Protected paths: a run whose pid 1 was SIGKILLed from outside (tree kill, cgroup kill) is checked at the next start on the workspace (its record)
 @@ file: pkg/mnt/protect.c
 @@ tests: integration/protect
--	mnt_protect_stale(key, recover_one, w);
-+	(void)recover_one;
+-	mnt_protect_stale(recover_one, &rc);
++	(void)rc, (void)recover_one;
 
 @@ name: protect-killed-pid1-monitor-skips
 @@ invariant: SECURITY Protected paths: a SIGKILL of pid 1 alone while the target runs is checked at once by pysbx-mount outside the sandbox
@@ -858,6 +858,13 @@ __MUTATIONS__
 -}
 +}
 
+@@ name: protect-other-dir-record-skipped
+@@ invariant: SECURITY Protected paths: a start on any workspace checks a killed run's record of another workspace at its host path
+@@ file: pkg/mnt/protect.c
+@@ tests: integration/protect
+-		if (host[0] != '/' || !host[1] || w.hostfd < 0)
++		if (1)
+
 @@ name: protect-live-record-checked
 @@ invariant: SECURITY Protected paths: a record whose run's pid 1 lives (its lock held) is left alone by another start on the same workspace
 @@ file: pkg/mnt/protrec.c
@@ -871,7 +878,7 @@ __MUTATIONS__
 @@ tests: integration/protect
 -		 (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
 +		 (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
-+	key[15] = '\0';
++	key[16] = '\0';
 
 @@ name: protect-state-dir-writable-inside
 @@ invariant: SECURITY Protected paths: the state directory of the records lies below no source the plan binds read-write (the sandbox cannot forge or delete a record)

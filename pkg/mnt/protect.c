@@ -119,6 +119,8 @@ struct walk {
 	bool post;	/* the check after the run */
 	bool earlier;	/* ... of an earlier run, found at this start */
 	bool killed;	/* ... by the monitor: pid 1 was SIGKILLed */
+	int hostfd;	/* at start: the host's root, -1 */
+	const struct plan *plan;
 };
 
 static char *xstrdup(struct walk *w, const char *s)
@@ -1550,11 +1552,14 @@ static void note_refusals(struct walk *w)
 
 static int recover(struct walk *w);
 static int record(struct walk *w);
+static bool host_dir(const struct plan *pl, const struct fs_op *op, char *out,
+		     size_t len);
 
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1];
-	struct walk w = { d, NULL, -1, d->report_fd, false, false, false };
+	struct walk w = { d, NULL, -1, d->report_fd, false, false, false,
+			  -1, NULL };
 	struct prot *ps = realloc(prots, (nprots + 1) * sizeof(*prots));
 	int r;
 
@@ -1566,6 +1571,8 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	w.p->op = op;
 	w.p->ifd = -1;
 	w.p->rec = -1;
+	w.hostfd = b->hostfd;
+	w.plan = b->plan;
 	if (split_patterns(w.p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
 				 op->dst);
@@ -1952,7 +1959,8 @@ static void check_one(struct walk *w)
 
 int mnt_protect_check(struct diag *d, int code)
 {
-	struct walk w = { d, NULL, -1, d->report_fd, true, false, false };
+	struct walk w = { d, NULL, -1, d->report_fd, true, false, false,
+			  -1, NULL };
 	int root;
 
 	if (!nprots)
@@ -2019,7 +2027,7 @@ static int dir_key(int fd, char *key, size_t len)
 		return -1;
 	if (!(sx.stx_mask & STATX_BTIME))
 		sx.stx_btime.tv_sec = 0, sx.stx_btime.tv_nsec = 0;
-	snprintf(key, len, "pysbx-protect-1 %u:%u %llu %lld.%09u",
+	snprintf(key, len, "pysbx-protect-2 %u:%u %llu %lld.%09u",
 		 sx.stx_dev_major, sx.stx_dev_minor,
 		 (unsigned long long)sx.stx_ino,
 		 (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
@@ -2044,21 +2052,27 @@ static int put(char **buf, size_t *n, size_t *cap, const char *s)
 	return 0;
 }
 
-/* The record: depth, patterns, then kind, device, inode and path of
- * every seen entry, each a NUL-terminated string. */
+/* The record: depth, patterns, DIR's path on the host ("" if unknown),
+ * then kind, device, inode and path of every seen entry, each a
+ * NUL-terminated string. */
 static int record(struct walk *w)
 {
 	struct prot *p = w->p;
 	size_t n = 0, cap = 4096;
-	char key[128], num[64], *buf = malloc(cap);
+	char key[128], num[64], host[PLAN_MAX_PATH + 1] = "",
+		*buf = malloc(cap);
 	int r = -1, e = ENOMEM;
 
 	if (!buf || dir_key(w->rootfd, key, sizeof(key)) < 0) {
 		e = buf ? errno : ENOMEM;
 		goto out;
 	}
+	if (!w->plan || !host_dir(w->plan, p->op, host, sizeof(host)))
+		host[0] = '\0';
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->op->inodes);
-	if (put(&buf, &n, &cap, num) < 0 || put(&buf, &n, &cap, p->op->src) < 0)
+	if (put(&buf, &n, &cap, num) < 0 ||
+	    put(&buf, &n, &cap, p->op->src) < 0 ||
+	    put(&buf, &n, &cap, host) < 0)
 		goto out;
 	for (size_t i = 0; i < p->ns; i++) {
 		snprintf(num, sizeof(num), "%d %llu %llu", (int)p->s[i].kind,
@@ -2097,22 +2111,50 @@ static const char *next_str(const char **at, const char *end)
 	return s;
 }
 
-/* One stale record (mnt_protect_stale): its check, on this start's
- * tree, reported as an earlier run's. 0 when checked to the end. */
-static int recover_one(void *arg, const char *body, size_t len)
-{
-	struct walk *cur = arg, w = *cur;
-	const char *at = body, *end = body + len, *depth, *pats, *k;
-	struct fs_op op = *cur->p->op;
-	struct prot p = { 0 };
-	int r = -1;
+struct recovery {
+	struct walk *w;
+	char key[128];	/* this start's DIR */
+};
 
-	if (!(depth = next_str(&at, end)) || !(pats = next_str(&at, end)))
+/* One stale record (mnt_protect_stale): its check, reported as an
+ * earlier run's. This directive's DIR: on this start's view of it.
+ * Another directory: at its path on the host (the host's root is still
+ * there while the sandbox is built), if that is still the directory the
+ * record names (a workspace moved since is checked by a start on it; a
+ * deleted one never). 0 when checked to the end. */
+static int recover_one(void *arg, const char *key, const char *body,
+		       size_t len)
+{
+	struct recovery *rc = arg;
+	struct walk w = *rc->w;
+	const char *at = body, *end = body + len, *depth, *pats, *host, *k;
+	struct fs_op op = *w.p->op;
+	struct prot p = { 0 };
+	char other[128];
+	int r = 1;
+
+	if (!(depth = next_str(&at, end)) || !(pats = next_str(&at, end)) ||
+	    !(host = next_str(&at, end)))
 		return 0;	/* not ours to read: dropped */
+	if (strcmp(key, rc->key)) {
+		if (host[0] != '/' || !host[1] || w.hostfd < 0)
+			return 1;
+		w.rootfd = sys_openat2(w.hostfd, host + 1, O_PATH |
+				       O_DIRECTORY | O_CLOEXEC, 0,
+				       MNT_RESOLVE);
+		if (w.rootfd < 0)
+			return 1;
+		if (dir_key(w.rootfd, other, sizeof(other)) < 0 ||
+		    strcmp(other, key))
+			goto out;
+		op.dst = host;
+	}
+	r = -1;
 	op.src = pats;
 	op.inodes = strtoull(depth, NULL, 10);
 	p.op = &op;
 	p.ifd = -1;
+	p.rec = -1;
 	if (split_patterns(&p) < 0)
 		goto out;
 	while ((k = next_str(&at, end))) {
@@ -2139,6 +2181,8 @@ static int recover_one(void *arg, const char *body, size_t len)
 	else
 		r = 0;
 out:
+	if (w.rootfd != rc->w->rootfd)
+		close(w.rootfd);
 	for (size_t i = 0; i < p.npat; i++)
 		free(p.pat[i]);
 	free(p.pat), free(p.neg), free(p.slash), free(p.how), free(p.tail);
@@ -2149,13 +2193,15 @@ out:
 	return r;
 }
 
+/* Every stale record, this directory's and others', before this
+ * directive's own scan: before its sandbox exists. */
 static int recover(struct walk *w)
 {
-	char key[128];
+	struct recovery rc = { w, "" };
 
-	if (dir_key(w->rootfd, key, sizeof(key)) < 0)
+	if (dir_key(w->rootfd, rc.key, sizeof(rc.key)) < 0)
 		return mnt_op_fail(w->d, w->p->op, errno, NULL, "");
-	mnt_protect_stale(key, recover_one, w);
+	mnt_protect_stale(recover_one, &rc);
 	return 0;
 }
 
@@ -2184,7 +2230,8 @@ void mnt_protect_killed(struct diag *d, const struct plan *pl)
 {
 	for (size_t i = 0; i < nprots; i++) {
 		struct prot *p = &prots[i];
-		struct walk w = { d, p, -1, d->report_fd, true, false, true };
+		struct walk w = { d, p, -1, d->report_fd, true, false, true,
+				  -1, NULL };
 		char dir[PLAN_MAX_PATH + 1], key[128];
 		int fd;
 

@@ -26,6 +26,7 @@
 #include "mnt/internal.h"
 
 #define REC_PREFIX "run-"
+#define REC_MAGIC "pysbx-protect-2 "	/* how every record's key begins */
 #define REC_MAX (64 << 20)	/* a record read back: SEEN_MAX paths */
 #define RECS_MAX 64		/* records one run writes (protect lines) */
 
@@ -283,57 +284,53 @@ void mnt_protect_unrecord(void)
 	nrecs = 0;
 }
 
-/* The body of record fd (after its key), read whole; NULL if it is not
- * one of ours. */
-static char *read_rec(int fd, const char *key, size_t *len)
+/* Record fd read whole ("KEY\0BODY"), with *klen the key's length; NULL
+ * if it is not one of ours. */
+static char *read_rec(int fd, size_t *len, size_t *klen)
 {
-	size_t kl = strlen(key) + 1, n = 0;
+	size_t n = 0;
 	struct stat st;
 	char *buf;
 	ssize_t r;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != getuid() || st.st_nlink != 1 ||
-	    st.st_size < (off_t)kl || st.st_size > REC_MAX ||
+	    st.st_size < (off_t)sizeof(REC_MAGIC) || st.st_size > REC_MAX ||
 	    !(buf = malloc((size_t)st.st_size + 1)))
 		return NULL;
-	/* Another directory's record: its key is all we read. */
-	if (pread(fd, buf, kl, 0) != (ssize_t)kl || memcmp(buf, key, kl)) {
-		free(buf);
-		return NULL;
-	}
 	while (n < (size_t)st.st_size &&
 	       (r = pread(fd, buf + n, (size_t)st.st_size - n, (off_t)n)) > 0)
 		n += (size_t)r;
-	if (n != (size_t)st.st_size || memcmp(buf, key, kl)) {
+	buf[n] = '\0';
+	if (n != (size_t)st.st_size || strncmp(buf, REC_MAGIC,
+					       strlen(REC_MAGIC)) ||
+	    (*klen = strnlen(buf, n)) >= n || *klen > 255) {
 		free(buf);
 		return NULL;
 	}
-	buf[n] = '\0';
-	*len = n - kl;
-	memmove(buf, buf + kl, *len + 1);
+	*len = n;
 	return buf;
 }
 
-int mnt_protect_stale(const char *key,
-		      int (*fn)(void *arg, const char *body, size_t len),
-		      void *arg)
+void mnt_protect_stale(int (*fn)(void *arg, const char *key,
+				 const char *body, size_t len),
+		       void *arg)
 {
 	struct dirent *de;
-	int dfd, r = 0;
 	DIR *dir;
+	int dfd;
 
 	if (state_fd < 0 || (dfd = openat(state_fd, ".", O_RDONLY |
 					  O_DIRECTORY | O_CLOEXEC)) < 0)
-		return 0;
+		return;
 	if (!(dir = fdopendir(dfd))) {
 		close(dfd);
-		return 0;
+		return;
 	}
 	while ((de = readdir(dir))) {
+		size_t len, kl;
 		struct stat a, b;
-		size_t len;
-		char *body;
+		char *rec;
 		int fd;
 
 		if (strncmp(de->d_name, REC_PREFIX, strlen(REC_PREFIX)))
@@ -342,29 +339,24 @@ int mnt_protect_stale(const char *key,
 				    O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* Only this directory's records are locked (a record is
-		 * whole before it has its name): a start on another one
-		 * never makes ours look alive. Held: its pid 1 lives (or
-		 * checks it now). Taken: its pid 1 is gone. Still the
-		 * name's inode once locked, or another start has just
-		 * checked and removed it. */
-		if (!(body = read_rec(fd, key, &len)) ||
+		/* A record is whole before it has its name. Lock held:
+		 * its pid 1 lives (or a start checks it now). Taken: its
+		 * pid 1 is gone. Still the name's inode once locked, or
+		 * another start has just checked and removed it. */
+		if (!(rec = read_rec(fd, &len, &kl)) ||
 		    flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
 		    fstatat(state_fd, de->d_name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-			free(body);
+			free(rec);
 			close(fd);
 			continue;
 		}
-		/* 0: checked, the record goes; else it stays for the next
-		 * start (a check that could not finish). */
-		if (fn(arg, body, len) == 0)
+		/* 0: checked, the record goes; else it stays for a later
+		 * start (its directory not found, or too large a check). */
+		if (fn(arg, rec, rec + kl + 1, len - kl - 1) == 0)
 			unlinkat(state_fd, de->d_name, 0);
-		else
-			r = -1;
-		free(body);
+		free(rec);
 		close(fd);
 	}
 	closedir(dir);
-	return r;
 }

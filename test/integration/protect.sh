@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..65"
+echo "1..67"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -202,6 +202,17 @@ run "$W" true
 	not_ok "killed run (tree) reported at the next start" "records $n0 rc $rc" "$out" "$st"
 is "$(host_commit "$W"):$(recs):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused'):$($GIT -C "$W/sub" log --format=%s 2>&1)" "clean:0:1:s" \
 	"... neutralised before the new sandbox runs: the host's git commit runs nothing the sandbox wrote, the hooks dir is moved aside, the repository stays usable, the record is gone"
+# The same, and the next start is on another workspace: it checks the
+# killed run's workspace first, at its path on the host.
+W=$T/r4hother && newrepo "$W" && rm -rf "$W/.git/hooks"
+hardkill "$W" tree "$HOOK"
+n0=$(recs)
+run "$T/r4htree" true
+[[ $n0 == 1 && $rc == 0 && $out == *"warning: $W/.git/hooks was created during the run"*"an earlier run on this directory was killed"* &&
+	$out == *"$W/sub/.git was created during the run"* && $(recs) == 0 ]] &&
+	ok "... and when the next start is on another workspace, it checks the killed run's workspace first" ||
+	not_ok "killed run checked by a start on another workspace" "records $n0 rc $rc" "$out"
+is "$(host_commit "$W"):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused')" "clean:1" "... the host's git commit there runs nothing the sandbox wrote"
 # kill -9 of pid 1 alone: pysbx-mount outside the sandbox checks at once.
 W=$T/r4hpid1 && newrepo "$W" && rm -rf "$W/.git/hooks"
 hardkill "$W" pid1 "$HOOK"
