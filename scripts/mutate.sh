@@ -1215,3 +1215,38 @@ __MUTATIONS__
 -		egress_stop(s.proxy, s.sfd);
 +	if (0 && s.proxy) {
 +		egress_stop(s.proxy, s.sfd);
+
+@@ name: sigsys-answer-continue
+@@ invariant: SECCOMP Naming the killed syscall: pid 1 answers a kill's notification with an error, never "continue": the call never runs
+@@ file: pkg/reaper/sigsys.c
+@@ tests: integration/sigsys
+-	resp.error = -EPERM;
++	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+
+@@ name: sigsys-no-kill
+@@ invariant: SECCOMP Naming the killed syscall: a `kill` still kills (pid 1 SIGKILLs the caller's process)
+@@ file: pkg/reaper/sigsys.c
+@@ tests: integration/sigsys
+-	return syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 ||
++	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 ||
+
+@@ name: sigsys-catchable-signal
+@@ invariant: SECCOMP Naming the killed syscall: the kill is uncatchable (SIGKILL, not SIGSYS)
+@@ file: pkg/reaper/sigsys.c
+@@ tests: integration/sigsys
+-	return syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 ||
++	return syscall(SYS_pidfd_send_signal, pidfd, SIGSYS, NULL, 0) == 0 ||
+
+@@ name: sigsys-listener-leak
+@@ invariant: SECCOMP Naming the killed syscall: the filter's listener never reaches the target (it could answer its own kills)
+@@ file: pkg/seccomp/compile.c
+@@ tests: integration/sigsys
+-	if (send_fd(sock, fd) < 0)
++	if (fcntl(fd, F_SETFD, 0) < 0 || send_fd(sock, fd) < 0)
+
+@@ name: sigsys-exit-137
+@@ invariant: SECCOMP Naming the killed syscall: a target the filter killed still ends the run with 159 (128+SIGSYS), as the kernel's kill
+@@ file: pkg/reaper/reaper.c
+@@ tests: integration/sigsys
+-					status = SIGSYS; /* as W_EXITCODE(0, SIGSYS) */
++					status = SIGKILL;

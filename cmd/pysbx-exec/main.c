@@ -47,6 +47,7 @@ int main(int argc, char **argv)
 	o.chain = c.plan_fd >= 0;
 	o.plan_fd = c.plan_fd;
 	o.report_fd = c.report_fd;
+	o.notify_fd = c.notify_fd;
 
 	/* From the caller's environment, before anything else runs. */
 	envp = proc_env_build(&d, &plan, environ);

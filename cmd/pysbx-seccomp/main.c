@@ -64,14 +64,22 @@ int main(int argc, char **argv)
 	/* chain_load_plan made both close-on-exec; the target must not
 	 * inherit either, so check rather than trust. */
 	if ((c.plan_fd >= 0 && fcntl(c.plan_fd, F_SETFD, FD_CLOEXEC) < 0) ||
-	    (c.report_fd >= 0 && fcntl(c.report_fd, F_SETFD, FD_CLOEXEC) < 0)) {
+	    (c.report_fd >= 0 && fcntl(c.report_fd, F_SETFD, FD_CLOEXEC) < 0) ||
+	    (c.notify_fd >= 0 && fcntl(c.notify_fd, F_SETFD, FD_CLOEXEC) < 0)) {
 		diag_fail(&d, EXIT_SYSCALL, errno,
 			  "unable to set close-on-exec on the chain's fds");
 		diag_exit(&d);
 	}
 	fflush(stdout);
-	if (sc_no_new_privs(&d) < 0 || sc_load(&d, &f) < 0 ||
-	    (bpf && sc_bpf_load(&d, o.bpf, bpf, nbpf) < 0))
+	if (sc_no_new_privs(&d) < 0)
+		diag_exit(&d);
+	/* pid 1 of a pid namespace waits on --notify-fd: the kills go to
+	 * it, and it names the syscall (docs/SECCOMP.md). */
+	if (c.notify_fd >= 0 && sc_notify_ok(&p, &f) ?
+		    sc_load_notify(&d, &f, c.notify_fd) < 0 :
+		    sc_load(&d, &f) < 0)
+		diag_exit(&d);
+	if (bpf && sc_bpf_load(&d, o.bpf, bpf, nbpf) < 0)
 		diag_exit(&d);
 	/* The filter is in force: from here on only the exec. */
 	chain_exec(&d, &c, environ);

@@ -22,7 +22,7 @@ void chain_init(struct chain *c, const char *usage)
 	opterr = 0;	/* bad_option says it, on one line */
 	memset(c, 0, sizeof(*c));
 	c->plan_fd = c->report_fd = c->next_fd = -1;
-	c->proxy_fd = -1;
+	c->proxy_fd = c->notify_fd = -1;
 	c->usage = usage;
 }
 
@@ -130,6 +130,8 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		       -1 : 1;
 	case CHAIN_OPT_SCRATCH_ID:
 		return scratch_id_arg(d, c, arg) ? -1 : 1;
+	case CHAIN_OPT_NOTIFY_FD:
+		return fd_arg(d, "--notify-fd", arg, &c->notify_fd) ? -1 : 1;
 	case 'h':
 		printf("usage: %s\n%s"
 		       "common options:\n"
@@ -144,9 +146,9 @@ int chain_opt(struct diag *d, struct chain *c, int opt, const char *arg)
 		       "                     steps' directives are applied "
 		       "elsewhere (without it,\n"
 		       "                     a policy that has some is refused)\n"
-		       "  --plan-fd N, --report-fd N, --next-fd N, --scratch-id "
-		       "ID  set by the\n                     previous step of "
-		       "the chain\n",
+		       "  --plan-fd N, --report-fd N, --next-fd N, --notify-fd N,\n"
+		       "  --scratch-id ID    set by the previous step of the "
+		       "chain\n",
 		       CHAIN_EXIT_CODES);
 		exit(0);
 	case CHAIN_OPT_VERSION:
@@ -237,6 +239,20 @@ void chain_resolve_vars(struct vars *v)
 	}
 }
 
+/* --notify-fd: a socket (pid 1's socketpair), never the target's. */
+static int notify_fd_check(struct diag *d, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return diag_fail(d, EXIT_USAGE, 0,
+				 "--notify-fd %d is not a socket", fd);
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to set close-on-exec on fd %d", fd);
+	return 0;
+}
+
 /* The parser's diagnostics. Not on the stack: 10 KiB of messages there
  * would push the parser's frames onto pages of their own, a page fault
  * each in every run (the messages are written only on error). */
@@ -262,6 +278,8 @@ int chain_load_plan(struct diag *d, struct chain *c, struct plan *p,
 			return diag_fail(d, EXIT_USAGE, errno,
 					 "--next-fd %d is not an open file",
 					 c->pass_fds[i]);
+	if (c->notify_fd >= 0 && notify_fd_check(d, c->notify_fd) < 0)
+		return -1;
 	if (plan_init(p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 				 "unable to allocate the plan");
@@ -393,7 +411,7 @@ int chain_takes_value(const char *opt)
 	static const char *const with_value[] = {
 		"-p", "-D", "--policy", "--define", "--plan-fd", "--report-fd",
 		"--next-fd", "--export", "--bpf", "--abi", "--paths",
-		"--proxy-fd", NULL,
+		"--proxy-fd", "--notify-fd", NULL,
 	};
 
 	for (const char *const *w = with_value; *w; w++)
@@ -627,17 +645,17 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 {
 	char **argv = c->next, **nargv = NULL;
 	const char *what = "";
-	char pfd[16], rfd[16], xfd[CHAIN_MAX_PASS][16];
+	char pfd[16], rfd[16], nfd[16], xfd[CHAIN_MAX_PASS][16];
 	int err;
 
 	if (chain_step_after(d->stage, argv[0]) &&
 	    (c->plan_fd >= 0 || c->report_fd >= 0 || c->npass ||
-	     c->allow_untrusted)) {
+	     c->notify_fd >= 0 || c->allow_untrusted)) {
 		size_t n = 0, k = 1;
 
 		while (argv[n])
 			n++;
-		nargv = calloc(n + 8 + 2 * CHAIN_MAX_PASS, sizeof(*nargv));
+		nargv = calloc(n + 10 + 2 * CHAIN_MAX_PASS, sizeof(*nargv));
 		if (!nargv)
 			return diag_fail(d, EXIT_SYSCALL, ENOMEM,
 					 "unable to build the next argv");
@@ -653,6 +671,12 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 			nargv[k++] = "--report-fd";
 			nargv[k++] = rfd;
 			fcntl(c->report_fd, F_SETFD, 0);
+		}
+		if (c->notify_fd >= 0) {
+			snprintf(nfd, sizeof(nfd), "%d", c->notify_fd);
+			nargv[k++] = "--notify-fd";
+			nargv[k++] = nfd;
+			fcntl(c->notify_fd, F_SETFD, 0);
 		}
 		for (unsigned i = 0; i < c->npass; i++) {
 			snprintf(xfd[i], sizeof(xfd[i]), "%d", c->pass_fds[i]);
@@ -679,6 +703,8 @@ int chain_exec(struct diag *d, struct chain *c, char *const envp[])
 		fcntl(c->plan_fd, F_SETFD, FD_CLOEXEC);
 	if (c->report_fd >= 0)
 		fcntl(c->report_fd, F_SETFD, FD_CLOEXEC);
+	if (c->notify_fd >= 0)
+		fcntl(c->notify_fd, F_SETFD, FD_CLOEXEC);
 	free(nargv);
 	/* The target's own failure, in the chain: the user's program, not
 	 * the step that happened to exec it, is what failed. */

@@ -29,6 +29,7 @@ enum {
 	CHAIN_OPT_PARTIAL,
 	CHAIN_OPT_NEXT_FD,
 	CHAIN_OPT_SCRATCH_ID,
+	CHAIN_OPT_NOTIFY_FD,
 };
 
 /* getopt_long pieces every step includes: "+" stops at the first
@@ -40,6 +41,7 @@ enum {
 	{ "report-fd", required_argument, NULL, CHAIN_OPT_REPORT_FD },      \
 	{ "next-fd", required_argument, NULL, CHAIN_OPT_NEXT_FD },          \
 	{ "scratch-id", required_argument, NULL, CHAIN_OPT_SCRATCH_ID },    \
+	{ "notify-fd", required_argument, NULL, CHAIN_OPT_NOTIFY_FD },      \
 	{ "policy", required_argument, NULL, 'p' },                         \
 	{ "define", required_argument, NULL, 'D' },                         \
 	{ "help", no_argument, NULL, 'h' },                                 \
@@ -70,6 +72,10 @@ struct chain {
 				 * passed to it as one --next-fd each
 				 * (pysbx-mount opens them all) */
 	unsigned npass;
+	int notify_fd;		/* --notify-fd: a socket to pid 1 of the
+				 * sandbox, where pysbx-seccomp sends its
+				 * filter's listener (docs/SECCOMP.md
+				 * "Naming the killed syscall"); -1 if none */
 	int proxy_fd;		/* --proxy-fd (pysbx-mount only): its end of
 				 * the guard's socketpair, where the egress
 				 * proxy's listener is sent; -1 if none */

@@ -87,7 +87,7 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 		 * d->msg), which printed an empty "pysbx: fatal: ". */
 		if (opt == CHAIN_OPT_PLAN_FD || opt == CHAIN_OPT_REPORT_FD ||
 		    opt == CHAIN_OPT_PARTIAL || opt == CHAIN_OPT_NEXT_FD ||
-		    opt == CHAIN_OPT_SCRATCH_ID)
+		    opt == CHAIN_OPT_SCRATCH_ID || opt == CHAIN_OPT_NOTIFY_FD)
 			r = 0;	/* the chain's own: never from a caller */
 		else
 			r = chain_opt(d, c, opt, optarg);
@@ -97,7 +97,7 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 			return diag_fail(d, EXIT_USAGE, 0,
 					 "pysbx run does not take the chain's "
 					 "own --plan-fd, --report-fd, --next-fd, "
-					 "--scratch-id or --partial (see pysbx run "
+					 "--notify-fd, --scratch-id or --partial (see pysbx run "
 					 "--help)");
 	}
 	if (chain_args_done(d, c, argc, argv) < 0)

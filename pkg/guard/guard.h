@@ -156,6 +156,19 @@ int rmtree_at(struct diag *d, int dirfd, const char *name);
 
 /* --- status.c -------------------------------------------------------- */
 
+/* One kill by the syscall filter, as pid 1 reported it
+ * (reaper/sigsys.h); strings as received (validated, still escaped). */
+struct sigsys_rec {
+	bool have;
+	char name[40];		/* "": no x86_64 name (a foreign ABI) */
+	long nr;
+	char arch[16];		/* "x86_64", "i386", "x32" */
+	long pid;		/* in the sandbox's pid namespace */
+	char comm[40];
+	bool target;		/* the target's own process */
+	long kills;		/* kills so far in this run */
+};
+
 /* The chain's report records, read from the report pipe. Strings are
  * kept JSON-escaped, as received (validated: no raw control character,
  * no unescaped quote), so that they can be written out again verbatim. */
@@ -173,6 +186,8 @@ struct report {
 	int fail_errno;
 	int fail_code;
 	int status_fd;		/* where protect records are passed on, -1 */
+	struct sigsys_rec sigsys; /* the kill that ended the target, else
+				 * the first */
 };
 
 /* An empty report. Field by field: the buffers are written only as
@@ -197,6 +212,7 @@ struct run_result {
 	char scratch_error[512]; /* JSON-escaped; empty: removed or none */
 	const char *mode;	/* "namespaces", "landlock-only"; NULL:
 				 * no pysbx-mount chain (no "mode" key) */
+	struct sigsys_rec sigsys; /* the filter's kill, named by pid 1 */
 };
 
 /* A result with nothing in it (as zeroed), its buffers left untouched. */
@@ -231,6 +247,8 @@ enum run_mode {
 	MODE_LANDLOCK_ONLY,	/* no pysbx-mount: host paths, Landlock */
 };
 
+#define GUARD_MAX_KILL_RULES 24
+
 struct guard_opts {
 	/* from the command line */
 	bool timeout_set, kill_after_set;
@@ -248,6 +266,14 @@ struct guard_opts {
 	/* from the plan: the syscalls it kills or traps on, for the line
 	 * that explains a SIGSYS (empty: none; "..." when cut) */
 	char killers[192];
+	/* and each kill rule's syscall and position, to name the line that
+	 * killed a call pid 1 reports (cut at GUARD_MAX_KILL_RULES) */
+	struct {
+		char name[32];
+		char where[128];	/* FILE:LINE */
+	} kill_rules[GUARD_MAX_KILL_RULES];
+	unsigned nkill_rules;
+	bool kill_default;	/* seccomp default kill */
 	/* from the plan and the kernel (mode.c) */
 	enum run_mode mode;
 	char mode_why[200];	/* Landlock-only: why */

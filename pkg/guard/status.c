@@ -109,6 +109,39 @@ static void protect_line(const struct report *r, const char *line)
 			    run[0] ? ",\"run\":\"earlier\"" : ""));
 }
 
+/* pid 1's {"stage":"mount","event":"sigsys",...} (reaper/sigsys.h):
+ * kept (the target's own kill over any other, else the first) and passed
+ * on as a status record. */
+static void sigsys_line(struct report *r, const char *line)
+{
+	struct sigsys_rec k = { .have = true };
+	const char *t = json_find(line, "target"), *n;
+	char out[400];
+
+	n = json_find(line, "syscall");
+	if (!n || (strncmp(n, "null", 4) &&
+		   json_str(line, "syscall", k.name, sizeof(k.name))) ||
+	    json_long(line, "nr", 0, INT_MAX, &k.nr) ||
+	    json_str(line, "arch", k.arch, sizeof(k.arch)) ||
+	    json_long(line, "pid", 1, INT_MAX, &k.pid) ||
+	    json_str(line, "comm", k.comm, sizeof(k.comm)) ||
+	    json_long(line, "kills", 1, INT_MAX, &k.kills) || !t)
+		return;
+	k.target = !strncmp(t, "true", 4);
+	if (!r->sigsys.have || (k.target && !r->sigsys.target))
+		r->sigsys = k;
+	else
+		r->sigsys.kills = k.kills;
+	write_line(r->status_fd, out,
+		   snprintf(out, sizeof(out),
+			    "{\"event\":\"sigsys\",\"syscall\":%s%s%s,"
+			    "\"nr\":%ld,\"arch\":\"%s\",\"pid\":%ld,"
+			    "\"comm\":\"%s\",\"target\":%s}\n",
+			    k.name[0] ? "\"" : "null", k.name,
+			    k.name[0] ? "\"" : "", k.nr, k.arch, k.pid, k.comm,
+			    k.target ? "true" : "false"));
+}
+
 /* Returns 1 for a new "started" record. */
 static int report_line(struct report *r, const char *line)
 {
@@ -120,6 +153,11 @@ static int report_line(struct report *r, const char *line)
 	if (!json_str(line, "event", event, sizeof(event)) &&
 	    !strcmp(event, "protect")) {
 		protect_line(r, line);
+		return 0;
+	}
+	if (!json_str(line, "event", event, sizeof(event)) &&
+	    !strcmp(event, "sigsys")) {
+		sigsys_line(r, line);
 		return 0;
 	}
 	if (!json_str(line, "event", event, sizeof(event))) {
@@ -161,6 +199,7 @@ void report_init(struct report *r)
 	r->target_status = r->fail_errno = r->fail_code = 0;
 	r->fail_stage[0] = r->fail_error[0] = '\0';
 	r->status_fd = -1;
+	r->sigsys.have = false;
 }
 
 int report_feed(struct report *r, const char *p, size_t n)
@@ -228,6 +267,7 @@ void run_result_init(struct run_result *r)
 	r->wall_ms = r->user_ms = r->sys_ms = 0;
 	r->max_rss_kb = 0;
 	r->mode = NULL;
+	r->sigsys.have = false;
 }
 
 static void json_or_null(char *dst, size_t len, const char *escaped)
@@ -249,6 +289,15 @@ static int exit_line(int fd, const struct run_result *r)
 	if (r->mode)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 			 ",\"mode\":\"%s\"", r->mode);
+	if (r->sigsys.have)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 ",\"syscall\":%s%s%s,\"syscall_nr\":%ld,"
+			 "\"syscall_arch\":\"%s\",\"syscall_pid\":%ld,"
+			 "\"syscall_target\":%s",
+			 r->sigsys.name[0] ? "\"" : "null", r->sigsys.name,
+			 r->sigsys.name[0] ? "\"" : "", r->sigsys.nr,
+			 r->sigsys.arch, r->sigsys.pid,
+			 r->sigsys.target ? "true" : "false");
 	return write_line(
 		fd, line,
 		snprintf(line, sizeof(line),

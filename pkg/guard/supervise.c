@@ -334,6 +334,7 @@ static void result(struct sup *s, struct run_result *res)
 	else
 		res->code = 128 + WTERMSIG(st);
 	res->timeout = s->timed_out;
+	res->sigsys = r->sigsys;
 	if (r->have_fail)
 		res->signal = 0;	/* the target never ran */
 	else if (r->have_target)

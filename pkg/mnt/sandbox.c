@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -199,7 +200,8 @@ static int pid1(struct pid1_args *a)
 	struct diag *d = a->d;
 	struct mnt_ctx *m = a->m;
 	const struct plan *p = m->plan;
-	int procfd, ep[2], status, early, sync_fd = a->sync[0];
+	int procfd, ep[2], sv[2], status, early, sync_fd = a->sync[0];
+	struct sigsys_sup ss = { 0 };
 	mode_t old_umask;
 	char c;
 	pid_t pid;
@@ -243,6 +245,16 @@ static int pid1(struct pid1_args *a)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to create a pipe");
 	exec_pipe = ep[1];
+	/* The syscall filter's kills come to us (reaper/sigsys.h): only
+	 * as pid 1 of a pid namespace, which the target cannot kill. */
+	ss.sock = ss.listener = -1;
+	if ((p->ns & NS_PID) && chain_seccomp_follows("mount", m->chain->next)) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+			return diag_fail(d, EXIT_SYSCALL, errno,
+					 "unable to create a socket pair");
+		ss.sock = sv[0];
+		m->chain->notify_fd = sv[1];
+	}
 	if (monitor_gone(sync_fd))
 		return diag_fail(d, EXIT_SYSCALL, 0, "unable to start: the "
 				 "monitor died");
@@ -253,7 +265,13 @@ static int pid1(struct pid1_args *a)
 	/* Back here once the child has exec'd or exited. The later steps'
 	 * fds were the child's to exec or pass on. */
 	close(ep[1]);
-	close(procfd);
+	if (m->chain->notify_fd >= 0)
+		close(m->chain->notify_fd);
+	/* Kept for the supervisor: the host's procfs names the processes
+	 * the filter kills (reaper/sigsys.c). */
+	ss.hostproc = ss.sock >= 0 ? procfd : -1;
+	if (ss.sock < 0)
+		close(procfd);
 	if (m->chain->next_fd >= 0)
 		close(m->chain->next_fd);
 	for (unsigned i = 0; i < m->chain->npass; i++)
@@ -276,8 +294,11 @@ static int pid1(struct pid1_args *a)
 		kill(pid, SIGKILL);
 		return -1;
 	}
+	ss.report_fd = d->report_fd;
+	ss.target = pid;
 	pid1_waiting = 1;
-	m->exit_code = reaper_init(pid, sync_fd, d->report_fd, p->ns & NS_PID);
+	m->exit_code = reaper_init(pid, sync_fd, d->report_fd, p->ns & NS_PID,
+				   ss.sock >= 0 ? &ss : NULL);
 	pid1_waiting = 0;
 	/* Still holding the sandbox's view: what the run made under a
 	 * protected name is reported before the guard learns the end. */

@@ -14,7 +14,7 @@ pid_t proc_apply(struct diag *d, const struct plan *p,
 		 const struct proc_opts *o)
 {
 	struct proc_status st;
-	int extra[3 + 4], nextra = 0, drop, have_st;
+	int extra[4 + 4], nextra = 0, drop, have_st;
 	pid_t pid;
 
 	/* One read of /proc/self/status serves the signal reset and the
@@ -46,6 +46,8 @@ pid_t proc_apply(struct diag *d, const struct plan *p,
 		extra[nextra++] = o->report_fd;
 	if (o->next_fd >= 0)
 		extra[nextra++] = o->next_fd;
+	if (o->notify_fd >= 0)
+		extra[nextra++] = o->notify_fd;
 	for (unsigned i = 0; i < o->npass && i < 4; i++)
 		extra[nextra++] = o->pass_fds[i];
 	if (proc_close_fds(d, p, extra, (size_t)nextra) < 0)

@@ -24,6 +24,7 @@ struct proc_opts {
 	int plan_fd;		/* -1 if none: kept open (close-on-exec) */
 	int report_fd;		/* -1 if none: kept open (close-on-exec) */
 	int next_fd;		/* -1 if none: kept open (close-on-exec) */
+	int notify_fd;		/* -1 if none: kept open (close-on-exec) */
 	const int *pass_fds;	/* npass more, kept open likewise */
 	unsigned npass;
 };

@@ -108,9 +108,10 @@ static bool has_children(void)
 	       errno != ECHILD;
 }
 
-int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
+int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns,
+		struct sigsys_sup *ss)
 {
-	struct pollfd pf[2];
+	struct pollfd pf[3];
 	int fd = open_sigfd(), status, sig;
 	pid_t r;
 
@@ -124,6 +125,10 @@ int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
 		/* Reap every zombie, the target's last. */
 		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
 			if (r == target) {
+				if (ss && ss->target_killed &&
+				    WIFSIGNALED(status) &&
+				    WTERMSIG(status) == SIGKILL)
+					status = SIGSYS; /* as W_EXITCODE(0, SIGSYS) */
 				chain_report_status(report_fd, status);
 				if (in_pidns && has_children())
 					kill(-1, SIGKILL);
@@ -133,8 +138,12 @@ int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns)
 			kill_all(in_pidns, target, SIGKILL);
 			return 111;
 		}
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+		pf[2] = (struct pollfd){ .fd = ss ? sigsys_pollfd(ss) : -1,
+					 .events = POLLIN };
+		if (poll(pf, 3, -1) < 0 && errno != EINTR)
 			return 111;
+		if (pf[2].revents)
+			sigsys_ready(ss, pf[2].revents);
 		if (pf[1].revents) {
 			/* The monitor died (pipe closed): end the sandbox. */
 			kill_all(in_pidns, target, SIGKILL);

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "reaper/sigsys.h"
+
 /* The exit code for a wait status: the exit code, or 128+N for signal N. */
 int reaper_code(int status);
 
@@ -40,7 +42,11 @@ int reaper_monitor(pid_t child, int sfd);
  * the target's code. When death_fd reports that the monitor is gone (it
  * was killed, or the guard was), kill everything and return
  * 128+SIGKILL: pid 1 has no parent-death signal, so that it outlives a
- * SIGKILL of the guard or the monitor long enough to check the tree. */
-int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns);
+ * SIGKILL of the guard or the monitor long enough to check the tree.
+ * ss (NULL: none) is the syscall filter's supervisor (sigsys.h): its fd
+ * is polled too, and a target it killed is reported as killed by
+ * SIGSYS (exit 159), as the kernel's own kill would be. */
+int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns,
+		struct sigsys_sup *ss);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -548,6 +549,89 @@ int sc_load(struct diag *d, struct sc_filter *f)
 	diag_fail(d, EXIT_SYSCALL, e, "unable to load the seccomp filter");
 	load_hint(d, e);
 	return -1;
+}
+
+int sc_notify_ok(const struct plan *p, const struct sc_filter *f)
+{
+	bool allowed = p->sc_default == SC_ALLOW || p->sc_default == SC_LOG;
+
+	if (f->audit)
+		return 0;
+	for (size_t i = 0; i < p->nsc; i++) {
+		const struct sc_rule *r = &p->sc[i];
+
+		if (r->nr != SYS_sendmsg)
+			continue;
+		if (r->act != SC_ALLOW && r->act != SC_LOG)
+			return 0;
+		if (!r->ncond)
+			allowed = true;
+	}
+	return allowed;
+}
+
+static int send_fd(int sock, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh = { 0 };
+	struct cmsghdr *cm;
+	struct iovec iov = { "L", 1 };
+
+	memset(&u, 0, sizeof(u));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof(u.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
+{
+	struct sock_filter *insns;
+	struct sock_fprog prog;
+	size_t n;
+	int fd, e;
+
+	if (sc_filter_bpf(d, f, &insns, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (insns[i].code == (BPF_RET | BPF_K) &&
+		    insns[i].k == SECCOMP_RET_KILL_PROCESS)
+			insns[i].k = SECCOMP_RET_USER_NOTIF;
+	prog.len = (unsigned short)n;
+	prog.filter = insns;
+	alloc_prefault(0);	/* as in sc_load */
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER |
+				  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+			  &prog);
+	e = errno;
+	free(insns);
+	/* EINVAL: a kernel without these flags (before 6.0). EBUSY: a
+	 * filter already in force has a listener (pysbx inside pysbx: the
+	 * kernel allows one per chain of filters). The kernel's kill. */
+	if (fd < 0 && (e == EINVAL || e == EBUSY))
+		return sc_load(d, f);
+	if (fd < 0) {
+		diag_fail(d, EXIT_SYSCALL, e, "unable to load the seccomp filter");
+		load_hint(d, e);
+		return -1;
+	}
+	/* From here on a kill waits for pid 1: without the listener there
+	 * it would fail with ENOSYS, so a failed send ends the step. */
+	if (send_fd(sock, fd) < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to pass the syscall filter's "
+				 "listener to pid 1");
+	return 0;
 }
 
 int sc_bpf_read(struct diag *d, const char *path, struct sock_filter **insns,

@@ -91,6 +91,22 @@ int sc_no_new_privs(struct diag *d);
  * 0 or -1 (111, with a hint when the kernel lacks seccomp). */
 int sc_load(struct diag *d, struct sc_filter *f);
 
+/* Can the filter's kills go to pid 1 (docs/SECCOMP.md "Naming the killed
+ * syscall")? Not in audit mode, and only when p lets sendmsg through
+ * unconditionally: pysbx-seccomp sends the listener with it after the
+ * load, and a sendmsg the filter stopped would leave no supervisor. */
+int sc_notify_ok(const struct plan *p, const struct sc_filter *f);
+
+/* Load the compiled filter with every KILL_PROCESS (the policy's kill,
+ * the foreign-ABI kill) as SECCOMP_RET_USER_NOTIF and a new listener
+ * (SECCOMP_FILTER_FLAG_NEW_LISTENER | WAIT_KILLABLE_RECV), and send the
+ * listener over sock. The kernel then refuses (EBUSY) any later filter
+ * with a listener of its own, which could take the notifications and
+ * let the call go on. A kernel without these flags (before 6.0), or a
+ * filter in force that has a listener already (pysbx in pysbx), gets
+ * the plain program (sc_load). 0 or -1 (111). */
+int sc_load_notify(struct diag *d, struct sc_filter *f, int sock);
+
 /* Read a precompiled BPF program from path ("-" is stdin): refuses an
  * empty file, a size that is not a multiple of 8 bytes (a truncated
  * instruction), more than SC_BPF_MAX_INSNS instructions and a read error

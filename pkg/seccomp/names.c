@@ -73,6 +73,14 @@ const char *sc_syscall_at(int other_abis, size_t i, int *nr)
 	return (const char *)&pool + native[i].off;
 }
 
+const char *sc_syscall_name(int nr)
+{
+	for (size_t i = 0; i < NELEM(native); i++)
+		if (native[i].nr == nr)
+			return (const char *)&pool + native[i].off;
+	return NULL;
+}
+
 int sc_syscall_max(void)
 {
 	int max = 0;

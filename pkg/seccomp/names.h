@@ -13,6 +13,9 @@
  * socketcall), or -1 for any other name: an unknown syscall. */
 int sc_syscall_resolve(const char *name, int *nr);
 
+/* The native (x86_64) name of syscall number nr, or NULL. */
+const char *sc_syscall_name(int nr);
+
 /* The highest native syscall number the build's kernel headers know: the
  * filter answers ENOSYS above it (docs/SECCOMP.md). */
 int sc_syscall_max(void);

@@ -263,8 +263,8 @@ done
 p=$(pol sigsysns 'unshare user mount pid' 'ro-bind /usr /usr' 'symlink usr/bin /bin' \
 	'symlink usr/lib /lib' 'symlink usr/lib64 /lib64' 'seccomp kill getppid')
 run "$B/pysbx" run -p "$p" -- /bin/sh -c 'echo $PPID'
-is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter (SIGSYS): the policy kills on getppid; to see which call, add 'seccomp audit' to the policy (the kernel log names it) or run it under strace -f; to allow one, add 'seccomp allow NAME'" \
-	"... inside a pid namespace too"
+is "$rc:$(err)" "159:pysbx: the target was killed by the syscall filter: syscall getppid (x86_64 nr 110) by pid 2 (sh), denied by $p:6 (seccomp kill getppid); to allow it, add 'seccomp allow getppid' to the policy" \
+	"... inside a pid namespace, pid 1 names the exact call, the policy line and the line to add"
 
 # --- (k) diagnostics a newcomer meets --------------------------------------
 printf 'unshare user\r\n' >"$T/crlf.policy"

@@ -45,7 +45,7 @@ okrc $? "an undefined variable is named with its position"
 out=$("$B/pysbx" run -p a -p b -- /bin/true 2>&1); rc=$?
 is "$rc:$out" "100:pysbx: fatal: -p is given twice" "run: a usage error is printed, not an empty message"
 out=$("$B/pysbx" run --report-fd 1 -p a -- /bin/true 2>&1)
-[[ $out == "pysbx: fatal: pysbx run does not take the chain's own --plan-fd, --report-fd, --next-fd, --scratch-id or --partial"* ]]; okrc $? "run: the chain's own --report-fd is refused"
+[[ $out == "pysbx: fatal: pysbx run does not take the chain's own --plan-fd, --report-fd, --next-fd, --notify-fd, --scratch-id or --partial"* ]]; okrc $? "run: the chain's own --report-fd is refused"
 
 # Trust: a policy others could change is refused by every step.
 printf 'env A=1\n' >"$T/p.policy"

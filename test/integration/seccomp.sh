@@ -182,6 +182,6 @@ fi
 out=$("$B/pysbx" run -p "$PYSBX_POLICIES/minimal.policy" -D PROG="$PR" -- /prog getpid socket_inet clone3 x32 ioctl_tiocsti_hi 2>&1)
 # The chain runs wherever this suite does (the other scripts need it):
 # a chain that fails to start is a failure here too, never a skip.
-is "$(printf '%s' "$out" | tr '\n' ' ')" "getpid=ok socket_inet=EPERM clone3=ENOSYS x32=killed:SIGSYS ioctl_tiocsti_hi=EPERM" \
+is "$(printf '%s' "$out" | tr '\n' ' ')" "getpid=ok socket_inet=EPERM clone3=ENOSYS x32=killed:SIGKILL ioctl_tiocsti_hi=EPERM pysbx: a process of the target was killed by the syscall filter: syscall nr 39 of x32 by pid 6 (prog); a foreign ABI (x32) is always killed and cannot be allowed: run a 64-bit (x86_64) build" \
 	"pysbx run with minimal.policy: the plan's filter is in force in the target"
 rm -rf "$T"

@@ -253,7 +253,9 @@ is "$out" "userns=ENOSPC" "CVE-2022-0185 defence in depth: T without @namespaces
 wp sc_probe clone3 clone3_plain
 is "$out" "clone3=ENOSYS clone3_plain=ENOSYS" "CVE-2021-41133 (clone3 flags unfilterable): W: clone3 fails ENOSYS (libc falls back to clone)"
 pp sc_probe x32
-is "$out" "x32=killed:SIGSYS" "CVE-2009-0835 x32 variant (foreign ABI): P: an x32 syscall kills with SIGSYS"
+# pid 1 kills it (SIGKILL, to its parent) and names the call (SECCOMP.md)
+is "$out" "x32=killed:SIGKILL pysbx: a process of the target was killed by the syscall filter: syscall nr 39 of x32 by pid 3 (sc_probe); a foreign ABI (x32) is always killed and cannot be allowed: run a 64-bit (x86_64) build" \
+	"CVE-2009-0835 x32 variant (foreign ABI): P: an x32 syscall kills the process, and the line names it"
 run "$P/python.policy" -D WORKSPACE="$WS" -- /workspace/sc_probe -x x32
 is "$rc" 159 "CVE-2009-0835 x32 variant: P: the caller sees 128+SIGSYS from pysbx run"
 unf=$("$PROBE/sc_probe" int80)
@@ -262,7 +264,8 @@ if [[ $unf == "int80=killed:SIGSEGV" ]]; then
 	no_proof "$out" "int80=killed:SIGSEGV" "CVE-2009-0835 (int 0x80 from 64-bit code): P: never returns" \
 		"this kernel has no IA32 emulation: int 0x80 dies of SIGSEGV with or without the filter"
 else
-	is "$out" "int80=killed:SIGSYS" "CVE-2009-0835 (int 0x80 from 64-bit code): P: killed with SIGSYS"
+	is "$out" "int80=killed:SIGKILL pysbx: a process of the target was killed by the syscall filter: syscall nr 20 of i386 by pid 3 (sc_probe); a foreign ABI (i386) is always killed and cannot be allowed: run a 64-bit (x86_64) build" \
+		"CVE-2009-0835 (int 0x80 from 64-bit code): P: killed, and the line names i386's getpid (20)"
 fi
 pp sc_probe io_uring_setup sys:io_uring_enter
 is "$out" "io_uring_setup=EPERM sys:io_uring_enter=EPERM" "CVE-2022-29582 / io_uring seccomp bypass: P: io_uring_setup and _enter fail EPERM"

@@ -38,7 +38,7 @@ int main(void)
 	char out[4096];
 	int started;
 
-	plan(16);
+	plan(21);
 
 	memset(&r, 0, sizeof(r));
 	{
@@ -120,6 +120,55 @@ int main(void)
 	   "an error is written as a JSON string");
 	ok(strstr(out, ",\"scratch_error\":\"left 'm'\"}\n") != NULL,
 	   "scratch_error appears only when something was left");
+
+	report_init(&r);
+	{
+		const char *l = "{\"stage\":\"mount\",\"event\":\"sigsys\","
+				"\"syscall\":\"mkdir\",\"nr\":83,\"arch\":"
+				"\"x86_64\",\"pid\":4,\"comm\":\"sh\","
+				"\"target\":false,\"kills\":1}\n"
+				"{\"stage\":\"mount\",\"event\":\"sigsys\","
+				"\"syscall\":null,\"nr\":39,\"arch\":\"i386\","
+				"\"pid\":2,\"comm\":\"p\",\"target\":true,"
+				"\"kills\":2}\n";
+
+		report_feed(&r, l, strlen(l));
+	}
+	ok(r.sigsys.have && r.sigsys.target && r.sigsys.nr == 39 &&
+		   !r.sigsys.name[0] && !strcmp(r.sigsys.arch, "i386"),
+	   "sigsys: the target's own kill is kept over an earlier one");
+	is_int((int)r.sigsys.kills, 2, "... with the count of kills so far");
+	report_init(&r);
+	{
+		const char *l = "{\"stage\":\"mount\",\"event\":\"sigsys\","
+				"\"syscall\":\"mk\tdir\",\"nr\":83,\"arch\":"
+				"\"x86_64\",\"pid\":4,\"comm\":\"sh\","
+				"\"target\":false,\"kills\":1}\n"
+				"{\"stage\":\"mount\",\"event\":\"sigsys\","
+				"\"syscall\":\"mkdir\",\"nr\":-1,\"arch\":"
+				"\"x86_64\",\"pid\":4,\"comm\":\"sh\","
+				"\"target\":false,\"kills\":1}\n";
+
+		report_feed(&r, l, strlen(l));
+	}
+	ok(!r.sigsys.have, "a sigsys record with a control character or a "
+	   "bad number is dropped");
+	run_result_init(&res);
+	strcpy(res.stage, "target");
+	res.code = 159;
+	res.signal = 31;
+	res.sigsys = (struct sigsys_rec){ .have = true, .name = "mkdir",
+					  .nr = 83, .arch = "x86_64", .pid = 2,
+					  .target = true };
+	status_text(&res, out, sizeof(out));
+	ok(strstr(out, ",\"syscall\":\"mkdir\",\"syscall_nr\":83,"
+		       "\"syscall_arch\":\"x86_64\",\"syscall_pid\":2,"
+		       "\"syscall_target\":true}\n") != NULL,
+	   "the exit record names the killed syscall");
+	res.sigsys.name[0] = '\0';
+	status_text(&res, out, sizeof(out));
+	ok(strstr(out, ",\"syscall\":null,") != NULL,
+	   "... null for a foreign ABI's call");
 
 	return done_testing();
 }

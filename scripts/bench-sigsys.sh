@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# scripts/bench-sigsys.sh - what pid 1's supervision of the syscall
+# filter's kills costs at start-up (docs/SECCOMP.md "Naming the killed
+# syscall"): python.policy over a static true, side by side in one
+# hyperfine run, unprivileged; prints a markdown table for
+# docs/BENCHMARKS.md ("Naming the killed syscall").
+#
+#   scripts/bench-sigsys.sh [BASE_BIN]
+#
+# Commands, each `pysbx run -p POLICY -D WORKSPACE=WS -- /workspace/bench_true`:
+#   supervised    python.policy as shipped: the kills go to pid 1
+#   kernel kill   the same plus `seccomp errno=EPERM sendmsg`, which makes
+#                 pysbx-seccomp keep the kernel's kill (pid 1 still makes
+#                 its socketpair: only the load, the send and the
+#                 receive are left out)
+#   before        with BASE_BIN (the build/bin of a build without the
+#                 supervisor), python.policy under that build
+# As root it copies the builds and the policies into a fresh directory
+# under /tmp and measures as uid BENCH_UID (default 4245) through
+# setpriv, as scripts/bench.sh does. Tuning: BENCH_WARMUP (5),
+# BENCH_RUNS (60). Exit: 0, 111 when hyperfine, python3 or the build is
+# missing.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 111
+BENCH_UID=${BENCH_UID:-4245}
+BASE=${1:-}
+for tool in hyperfine python3 setpriv; do
+	command -v "$tool" >/dev/null ||
+		{ echo "bench-sigsys.sh: fatal: $tool is missing (apt-get install hyperfine python3 util-linux)" >&2; exit 111; }
+done
+[[ -x build/bin/pysbx && -x build/test/probe/bench_true ]] ||
+	{ echo "bench-sigsys.sh: fatal: the build is missing: run ./build.sh" >&2; exit 111; }
+[[ -z $BASE || -x $BASE/pysbx ]] ||
+	{ echo "bench-sigsys.sh: fatal: $BASE/pysbx is missing" >&2; exit 111; }
+
+W=$(mktemp -d /tmp/pysbx-bench-sigsys.XXXXXX) || exit 111
+trap 'rm -rf "$W"' EXIT
+chmod 0755 "$W"
+mkdir -p "$W/build" "$W/ws" "$W/res"
+cp -R build/bin "$W/build/bin"
+[[ -n $BASE ]] && cp -R "$BASE" "$W/base"
+cp -R policies "$W/policies"
+{ cat policies/python.policy; echo 'seccomp errno=EPERM sendmsg'; } >"$W/policies/kernel-kill.policy"
+cp build/test/probe/bench_true "$W/ws/"
+chmod -R a+rX,go-w "$W"
+run=(env)
+if [[ $(id -u) == 0 ]]; then
+	chown "$BENCH_UID:$BENCH_UID" "$W/ws" "$W/res"
+	run=(setpriv --reuid="$BENCH_UID" --regid="$BENCH_UID" --clear-groups
+		--inh-caps=-all --bounding-set=-all env -i PATH=/usr/bin:/bin
+		HOME=/nonexistent LANG=C.UTF-8)
+fi
+A="-D WORKSPACE=$W/ws -- /workspace/bench_true"
+cmds=(-n supervised "$W/build/bin/pysbx run -p $W/policies/python.policy $A"
+	-n "kernel kill" "$W/build/bin/pysbx run -p $W/policies/kernel-kill.policy $A")
+[[ -n $BASE ]] && cmds+=(-n before "$W/base/pysbx run -p $W/policies/python.policy $A")
+"${run[@]}" hyperfine -N --warmup "${BENCH_WARMUP:-5}" --runs "${BENCH_RUNS:-60}" \
+	--export-json "$W/res/sigsys.json" "${cmds[@]}" >"$W/res/log" 2>&1 ||
+	{ cat "$W/res/log" >&2; exit 111; }
+python3 - "$W/res/sigsys.json" <<'EOF'
+import json, statistics, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = statistics.median(r[0]["times"])
+print("| start of python.policy | median ms | min–max ms | ÷ supervised |")
+print("|---|---|---|---|")
+for x in r:
+    m = statistics.median(x["times"])
+    print(f"| {x['command']} | {m*1e3:.2f} | {min(x['times'])*1e3:.2f}–{max(x['times'])*1e3:.2f} | {m/base:.2f}× |")
+EOF
+echo
+echo "load: $(uptime | sed 's/.*load average: //')"
