@@ -109,6 +109,26 @@ $(B)/fuzz/gen/syscalls_x86_64.h: Makefile
 $(B)/obj/pkg/seccomp/names.o: $(B)/gen/syscalls_x86_64.h
 $(B)/fuzz/obj/pkg/seccomp/names.o: $(B)/fuzz/gen/syscalls_x86_64.h
 
+# The egress proxy's seccomp filter as a BPF program (pkg/egress/filter.h
+# -> build/gen/egress_bpf.h), compiled here by tools/egress-bpf with
+# pkg/seccomp instead of at every start of the proxy. The generator links
+# every object but the one that includes its output.
+EGRESS_BPF := $(B)/gen/egress_bpf.h
+GEN_LIB := $(B)/gen/libpysbx-gen.a
+$(GEN_LIB): $(filter-out $(B)/obj/pkg/egress/confine.o,$(PKG_OBJS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(B)/tools/egress-bpf: $(B)/obj/tools/egress-bpf.o $(GEN_LIB) $(SECCOMP_LIB)
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(GC_LDFLAGS) $(LDFLAGS) -o $@ $^
+$(EGRESS_BPF): $(B)/tools/egress-bpf
+	$(call msg,GEN,$@)
+	$(Q)$< >$@.tmp && mv -f $@.tmp $@
+$(B)/obj/pkg/egress/confine.o: $(EGRESS_BPF)
+$(B)/fuzz/obj/pkg/egress/confine.o: $(EGRESS_BPF)
+$(B)/fuzz/obj/pkg/egress/confine.o: FUZZ_ALL_CFLAGS += -I$(B)/gen
+
 # The session worker's code, compiled once here instead of at every start
 # of a sandbox (pkg/session/sandbox.c). Unchecked-hash: the file holds the
 # source's hash, no time or path, so two builds give the same bytes; the
@@ -237,8 +257,8 @@ uninstall:
 # --- housekeeping -----------------------------------------------------------
 
 clean:
-	rm -rf $(B)/obj $(B)/bin $(B)/test $(B)/fuzz $(B)/gen $(B)/policies \
-		$(LIB)
+	rm -rf $(B)/obj $(B)/bin $(B)/test $(B)/fuzz $(B)/gen $(B)/tools \
+		$(B)/policies $(LIB)
 
 # Objects must not be deleted as intermediates of the pattern rules.
 .SECONDARY:

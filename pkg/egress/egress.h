@@ -10,10 +10,11 @@
  * (pkg/proxy: parser and matcher).
  *
  *   start.c   the proxy process: forked from the guard, closes every fd
- *             but its own, reads the plan, /etc/hosts, /etc/resolv.conf
- *             and the host's addresses, then confines itself
+ *             but its own; at the first connection (egress_ready) reads
+ *             the plan, /etc/hosts, /etc/resolv.conf and the host's
+ *             addresses, then confines itself
  *   confine.c its Landlock ruleset (no filesystem at all) and seccomp
- *             filter (an allow list built with pkg/seccomp)
+ *             filter (filter.h, compiled into BPF at build time)
  *   loop.c    the event loop: accept, parse, decide, resolve, connect,
  *             relay; limits and timeouts
  *   dns.c     the resolver: pins, /etc/hosts, DNS over UDP (no file
@@ -82,7 +83,9 @@ struct eg_ctx {
 	int chan;		/* the guard's socketpair end, until the
 				 * listener came; then -1 */
 	int lfd;		/* the listener, -1 until it came */
-	int sigfd;		/* SIGTERM */
+	int sigfd;		/* SIGTERM, -1 until egress_ready */
+	int plan_fd;		/* the plan memfd until egress_ready, then -1 */
+	bool ready;		/* egress_ready done: confined */
 	int status_fd;		/* the egress log, -1: none */
 	struct px_addr own[32];	/* the host's interface addresses */
 	size_t nown;
@@ -99,8 +102,15 @@ struct eg_ctx {
  * anyway); one without seccomp is. 0 or -1 with d set. */
 int egress_confine(struct diag *d);
 
-/* Serve until SIGTERM or until chan closes without a listener. Returns
- * the exit code for the proxy process. */
+/* The proxy's start, when the first connection is there to accept:
+ * read the plan (c->plan_fd), /etc/hosts, /etc/resolv.conf and the
+ * host's addresses, egress_confine, take SIGTERM through a signalfd.
+ * 0, or -1 with d set. */
+int egress_ready(struct diag *d, struct eg_ctx *c);
+
+/* Serve until SIGTERM or until chan closes without a listener; nothing
+ * is accepted before egress_ready. Returns the exit code for the proxy
+ * process. */
 int egress_loop(struct eg_ctx *c);
 
 /* Read /etc/resolv.conf's nameservers and /etc/hosts into c (before

@@ -371,7 +371,8 @@ again:
 			return;
 		/* The contract says the parser answers first; if it did
 		 * not, this is still the end of it. */
-		snprintf(k->reason, sizeof(k->reason), "request head too large");
+		snprintf(k->reason, sizeof(k->reason),
+			 "request head longer than %d bytes", PX_MAX_HEAD);
 		reply_error(k, 431, 1, now);
 		return;
 	}
@@ -627,7 +628,8 @@ static void on_deadline(struct eg_ctx *c, struct conn *k, uint64_t now)
 	case C_HEAD:
 		k->verdict = V_ERROR;
 		snprintf(k->reason, sizeof(k->reason),
-			 "no complete request within %d s", EG_HEAD_MS / 1000);
+			 "no complete request head within %d s",
+			 EG_HEAD_MS / 1000);
 		reply_error(k, 408, 1, now);
 		break;
 	case C_RESOLVE:
@@ -723,6 +725,9 @@ static void end_all(struct eg_ctx *c, uint64_t now)
 
 int egress_loop(struct eg_ctx *c)
 {
+	struct diag d = DIAG_INIT("pysbx-proxy", "proxy");
+	bool lst;
+
 	for (;;) {
 		uint64_t now = eg_now(), next = now + 3600000;
 		size_t n = fill(c, &next);
@@ -735,8 +740,14 @@ int egress_loop(struct eg_ctx *c)
 			end_all(c, now);
 			return 0;
 		}
+		/* A connection waits on the listener. */
+		lst = c->lfd >= 0 && pfd[1].fd == c->lfd && pfd[1].revents;
 		if (pfd[1].revents && c->lfd < 0 && take_listener(c) < 0)
 			return 0;
+		if (lst && !c->ready && egress_ready(&d, c) < 0) {
+			diag_emit(&d);
+			return d.code;
+		}
 		/* Connections first (by their slots in pfd), new ones last. */
 		for (size_t i = nconns, j; i-- > 0;) {
 			struct conn *k = conns[i];
@@ -789,7 +800,7 @@ int egress_loop(struct eg_ctx *c)
 			if (over)
 				conn_end(c, j, now);
 		}
-		if (c->lfd >= 0 && pfd[1].revents)
+		if (lst)
 			accept_some(c, now);
 	}
 }

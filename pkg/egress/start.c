@@ -1,8 +1,10 @@
-/* The proxy process: forked from the guard before the sandbox starts,
- * outside every namespace. It keeps stderr, the egress log (the guard's
- * status fd), its end of the guard's socketpair and, until it has read
- * it, the plan memfd; every other fd of the guard (scratch directory and
- * its lock, report pipe, signalfd, the caller's fds) is closed. */
+/* The proxy process: forked from the guard once the chain runs, outside
+ * every namespace. It keeps stderr, the egress log (the guard's status
+ * fd), its end of the guard's socketpair and, until it has read it, the
+ * plan memfd; every other fd of the guard (scratch directory and its
+ * lock, report pipe, signalfd, the caller's fds) is closed. Its start
+ * (plan, name resolution files, the host's addresses, confinement) waits
+ * for the first connection: egress_ready. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -72,12 +74,47 @@ static void own_addresses(struct eg_ctx *c)
 	freeifaddrs(ifa);
 }
 
+/* The proxy's own start, done when the first connection waits to be
+ * accepted (egress_loop): a run that never connects does not pay for
+ * it, and nothing the sandbox wrote is read before it. */
+int egress_ready(struct diag *d, struct eg_ctx *c)
+{
+	static struct plan plan;
+	sigset_t term;
+
+	if (plan_init(&plan) < 0 ||
+	    plan_read_fd(d, c->plan_fd, &plan, PARSE_SKIP_SECCOMP) < 0) {
+		if (!d->code)
+			diag_fail(d, EXIT_SYSCALL, errno,
+				  "unable to start the network proxy");
+		return -1;
+	}
+	close(c->plan_fd);
+	c->plan_fd = -1;
+	c->plan = &plan;
+	eg_dns_init(c);
+	own_addresses(c);
+	if (egress_confine(d) < 0)
+		return -1;
+	/* From here on SIGTERM comes through a signalfd, so that open
+	 * connections get their records first. */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	c->sigfd = signalfd(-1, &term, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->sigfd < 0)
+		return diag_fail(d, EXIT_SYSCALL, errno,
+				 "unable to create the proxy's signalfd");
+	c->ready = true;
+	return 0;
+}
+
 static int proxy_main(int plan_fd, int chan, int status_fd, pid_t guard)
 {
 	struct diag d = DIAG_INIT("pysbx-proxy", "proxy");
-	struct eg_ctx c = { .chan = chan, .lfd = -1, .status_fd = status_fd };
+	struct eg_ctx c = { .chan = chan, .lfd = -1, .sigfd = -1,
+			    .status_fd = status_fd, .plan_fd = plan_fd };
 	int keep[4] = { 2, plan_fd, chan, status_fd };
-	struct plan plan;
 	sigset_t term;
 	int nul;
 
@@ -94,28 +131,6 @@ static int proxy_main(int plan_fd, int chan, int status_fd, pid_t guard)
 			dup3(nul, fd, O_CLOEXEC);
 	if (nul > 2)
 		close(nul);
-	/* The guard's mask blocks every signal it handles; the rest stays
-	 * blocked here (a terminal's SIGINT is the guard's to pass on). A
-	 * SIGTERM (the end of the run) before the loop runs, when no
-	 * connection can exist yet, simply ends the proxy; from the loop on
-	 * it comes through a signalfd, so that open connections get their
-	 * records first. */
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	signal(SIGTERM, SIG_DFL);
-	sigprocmask(SIG_UNBLOCK, &term, NULL);
-	if (plan_init(&plan) < 0 ||
-	    plan_read_fd(&d, plan_fd, &plan, PARSE_SKIP_SECCOMP) < 0) {
-		if (!d.code)
-			diag_fail(&d, EXIT_SYSCALL, errno,
-				  "unable to start the network proxy");
-		diag_emit(&d);
-		return d.code;
-	}
-	close(plan_fd);
-	c.plan = &plan;
-	eg_dns_init(&c);
-	own_addresses(&c);
 	if (getuid() == 0 && (setgroups(0, NULL) < 0 || setgid(65534) < 0 ||
 			      setuid(65534) < 0)) {
 		diag_fail(&d, EXIT_SYSCALL, errno,
@@ -123,14 +138,14 @@ static int proxy_main(int plan_fd, int chan, int status_fd, pid_t guard)
 		diag_emit(&d);
 		return d.code;
 	}
-	if (egress_confine(&d) < 0) {
-		diag_emit(&d);
-		return d.code;
-	}
-	sigprocmask(SIG_BLOCK, &term, NULL);
-	c.sigfd = signalfd(-1, &term, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (c.sigfd < 0)
-		return EXIT_SYSCALL;
+	/* The guard's mask blocks every signal it handles; the rest stays
+	 * blocked here (a terminal's SIGINT is the guard's to pass on). A
+	 * SIGTERM (the end of the run) before egress_ready, when no
+	 * connection can exist yet, simply ends the proxy. */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
 	return egress_loop(&c);
 }
 

@@ -2,6 +2,7 @@
  * net-resolve (docs/POLICY.md "Network proxy"). A rule that could be read
  * two ways is an error, never a guess: the rules are the only thing
  * between the sandbox and the network. */
+#include <stdio.h>
 #include <string.h>
 
 #include "policy/internal.h"
@@ -243,6 +244,39 @@ next:;
 	}
 }
 
+/* Would a request for pin's name ever be allowed, on some port? Every
+ * port that could be is tried: those the allow rules name, and, for a
+ * rule of every port, one that no port of a deny rule names (among the
+ * first npx + 1, one is free). */
+static bool pin_used(const struct plan *p, const struct px_pin *pin)
+{
+	struct px_host h = { .kind = PX_NAME };
+	long rule;
+
+	snprintf(h.name, sizeof(h.name), "%s", pin->name);
+	for (size_t i = 0; i < p->npx; i++)
+		if (!p->px[i].deny && p->px[i].port &&
+		    px_match(p, &h, p->px[i].port, &rule))
+			return true;
+	for (unsigned port = 1; port <= p->npx + 1; port++)
+		if (px_match(p, &h, port, &rule))
+			return true;
+	return false;
+}
+
+/* Does a net-allow rule name it at all (whatever the port and the deny
+ * rules)? Only for the wording of the error. */
+static bool pin_named(const struct plan *p, const struct px_pin *pin)
+{
+	struct px_host h = { .kind = PX_NAME };
+
+	snprintf(h.name, sizeof(h.name), "%s", pin->name);
+	for (size_t i = 0; i < p->npx; i++)
+		if (!p->px[i].deny && px_host_match(&p->px[i], &h))
+			return true;
+	return false;
+}
+
 void plan_validate_net(struct ctx *c)
 {
 	struct plan *p = c->p;
@@ -260,5 +294,20 @@ void plan_validate_net(struct ctx *c)
 			"proxy, rules filter nothing)", !p->npx ?
 			"net-resolve" : p->px[0].deny ? "net-deny" :
 			"net-allow");
+	}
+	/* A pin no request can use is a mistake (a typo of the name, a
+	 * rule left out): without this error, the name would silently be
+	 * resolved by DNS instead, or not be reachable at all. */
+	for (size_t i = 0; p->net_proxy && i < p->npin; i++) {
+		const struct px_pin *pin = &p->pin[i];
+
+		if (pin_used(p, pin))
+			continue;
+		perr_at(c, &pin->pos, pin->pos.col, "net-resolve pin '%s' is "
+			"never used: %s", pin->name, pin_named(p, pin) ?
+			"net-deny rules refuse it on every port a net-allow "
+			"rule allows (remove the pin)" :
+			"no net-allow rule allows it (allow the name, or "
+			"remove the pin)");
 	}
 }

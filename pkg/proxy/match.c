@@ -7,7 +7,7 @@
 #include "policy/policy.h"
 #include "proxy/proxy.h"
 
-static bool host_match(const struct px_rule *r, const struct px_host *h)
+bool px_host_match(const struct px_rule *r, const struct px_host *h)
 {
 	size_t hl, sl;
 	const char *sfx;
@@ -43,13 +43,13 @@ int px_match(const struct plan *p, const struct px_host *h, unsigned port,
 {
 	for (size_t i = 0; i < p->npx; i++)
 		if (p->px[i].deny && port_match(&p->px[i], port) &&
-		    host_match(&p->px[i], h)) {
+		    px_host_match(&p->px[i], h)) {
 			*rule = (long)i;
 			return 0;
 		}
 	for (size_t i = 0; i < p->npx; i++)
 		if (!p->px[i].deny && port_match(&p->px[i], port) &&
-		    host_match(&p->px[i], h)) {
+		    px_host_match(&p->px[i], h)) {
 			*rule = (long)i;
 			return 1;
 		}

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 struct plan;
+struct px_rule;
 
 /* --- addresses ------------------------------------------------------- */
 
@@ -117,6 +118,9 @@ enum px_rule_kind {
  * net-allow; among rules of one kind the first in the plan decides. */
 int px_match(const struct plan *p, const struct px_host *h, unsigned port,
 	     long *rule);
+
+/* Does rule r name host h (its port aside)? */
+bool px_host_match(const struct px_rule *r, const struct px_host *h);
 
 /* The pinned address of name h (net-resolve), or NULL: then resolve. */
 const struct px_addr *px_pin(const struct plan *p, const struct px_host *h);

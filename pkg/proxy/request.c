@@ -62,6 +62,7 @@ const char *px_status_text(int status)
 	case 200: return "Connection established";
 	case 400: return "Bad Request";
 	case 403: return "Forbidden";
+	case 408: return "Request Timeout";
 	case 411: return "Length Required";
 	case 414: return "URI Too Long";
 	case 431: return "Request Header Fields Too Large";

@@ -7,7 +7,7 @@ B=$PYSBX_BIN
 T=$(mktemp -d "$HOME/policy_net.XXXXXX")
 . "${PYSBX_TESTDIR:?}/lib.sh"
 
-echo "1..6"
+echo "1..9"
 
 cat >"$T/bad.policy" <<'P'
 unshare user net
@@ -38,7 +38,7 @@ pysbx: 1 error in $T/nonet.policy; nothing was started" "net-proxy without a net
 cat >"$T/good.policy" <<'P'
 unshare user net
 net-proxy port=8080
-net-allow pypi.org:443 files.pythonhosted.org:443 *.example.org [::ffff:10.0.0.1]:8080
+net-allow pypi.org:443 files.pythonhosted.org:443 *.example.org [::ffff:10.0.0.1]:8080 mirror.internal
 net-deny *:22 uploads.example.org
 net-resolve mirror.internal=[0:0::1]
 P
@@ -50,9 +50,31 @@ net-allow pypi.org:443
 net-allow files.pythonhosted.org:443
 net-allow *.example.org
 net-allow 10.0.0.1:8080
+net-allow mirror.internal
 net-deny *:22
 net-deny uploads.example.org
 net-resolve mirror.internal=[::1]"* ]]
 okrc $? "show: one rule a line, addresses canonical"
 [[ $out == *"unshare user net"* ]]; okrc $? "show: the net namespace is there"
+# A pin no request can use (a typo of the name here) is an error, in
+# policy check and in run alike: the name would silently go to DNS.
+cat >"$T/pin.policy" <<'P'
+unshare user net
+net-proxy
+net-allow pypi.internal:443 *.example.org
+net-deny uploads.example.org
+net-resolve pypi.intenral=10.0.0.5 uploads.example.org=10.0.0.6 a.example.org=10.0.0.7
+P
+out=$("$B/pysbx" policy check "$T/pin.policy" 2>&1); rc=$?
+want="$T/pin.policy:5:13: error: net-resolve pin 'pypi.intenral' is never used: no net-allow rule allows it (allow the name, or remove the pin)
+$T/pin.policy:5:36: error: net-resolve pin 'uploads.example.org' is never used: net-deny rules refuse it on every port a net-allow rule allows (remove the pin)"
+is "$rc:$out" "100:$want
+pysbx: 2 errors in $T/pin.policy; nothing was started" "policy check: a pin no rule allows, and one a deny refuses, each positioned"
+out=$("$B/pysbx" run -p "$T/pin.policy" -- /bin/echo started 2>&1); rc=$?
+is "$rc:$out" "100:$want
+pysbx: 2 errors in $T/pin.policy; nothing was started
+pysbx: fatal: invalid policy $T/pin.policy" "run refuses it the same way, before anything starts"
+sed -i 's/pypi.intenral/pypi.internal/; s/ uploads.example.org=10.0.0.6//' "$T/pin.policy"
+out=$("$B/pysbx" policy check "$T/pin.policy" 2>&1); rc=$?
+is "$rc:$out" "0:$T/pin.policy: ok" "... and accepts the pins once a rule can use them"
 rm -rf "$T"

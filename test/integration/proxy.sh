@@ -141,13 +141,13 @@ is "$(rec '[(x["host"], x["verdict"], x["status"], x["rule"], x["addr"]) for x i
 run allow "${CURL[@]}" -p -o /dev/null -w '%{http_connect}' "http://evil.test:$P1/"
 is "$out:$(rec 'e[0]["proto"], e[0]["status"]')" "403:('connect', 403)" "CONNECT to it: 403 too"
 
-pol deny "net-resolve a.deny.test=127.0.0.1 b.deny.test=127.0.0.1" \
+pol deny "net-resolve a.deny.test=127.0.0.1" \
 	"net-allow *.deny.test" "net-deny b.deny.test" "net-allow b.deny.test"
 run deny sh -c "curl -sS -o /dev/null -w '%{http_code} ' http://a.deny.test:$P1/; curl -sS -w '%{http_code}' http://b.deny.test:$P1/"
 is "$out" "200 pysbx-proxy: b.deny.test:$P1 is not allowed: net-deny b.deny.test ($T/deny.policy:14:10)
 403" "deny beats allow (a wildcard and an exact allow); the 403 names the deny rule"
 
-pol wild "net-resolve a.wild.test=127.0.0.1 x.y.wild.test=127.0.0.1 wild.test=127.0.0.1" \
+pol wild "net-resolve a.wild.test=127.0.0.1 x.y.wild.test=127.0.0.1" \
 	"net-allow *.wild.test"
 run wild sh -c "for h in a.wild.test x.y.wild.test wild.test; do curl -sS -o /dev/null -w '%{http_code} ' http://\$h:$P1/; done"
 is "$out" "200 200 403 " "*.wild.test allows names below it, not wild.test itself"
@@ -265,10 +265,16 @@ elif what == "slowloris":
         except OSError:
             pass
         s.settimeout(30)
+        got = b""
         try:
-            res["slow"] = s.recv(100).split(b"\r\n")[0].decode()[:12]
-        except OSError as e:
-            res["slow"] = "error"
+            while True:
+                b = s.recv(4096)
+                if not b: break
+                got += b
+        except OSError:
+            pass
+        lines = got.decode("latin-1").split("\r\n")
+        res["slow"] = lines[0] + " / " + lines[-1].strip()
     t = threading.Thread(target=slow); t.start()
     time.sleep(0.5)
     print(ask(good), ask(good))
@@ -307,7 +313,8 @@ is "$(rec '[x["status"] for x in e if x["verdict"] == "error"]')" "[431, 400, 40
 	"... each logged with its status"
 hostile slowloris
 is "$out" "HTTP/1.0 200 OK HTTP/1.0 200 OK
-HTTP/1.1 408" "a slowloris client does not hold up others, and is cut off (408)"
+HTTP/1.1 408 Request Timeout / pysbx-proxy: no complete request head within 10 s" \
+	"a slowloris client does not hold up others, and is cut off (408, naming the limit)"
 hostile flood
 is "$out" "waiting HTTP/1.0 200 OK" "64 connections at once: the 65th waits for a free slot, then is served"
 
@@ -352,8 +359,9 @@ is "$rc" 7 "with the proxy, the guard exits with the target's code"
 is "$(rec 'ex["wall_ms"] < 4000')" True "... without waiting for the proxy as for a process of the sandbox"
 check "... and nothing of the run is left (the proxy neither)" no_others
 
-# The proxy's own confinement and fds, seen from the host.
-"$B/pysbx" run -p "$T/life.policy" -- sleep 60 2>"$T/err2" &
+# The proxy's own confinement and fds, seen from the host, once it has
+# started (at the first connection).
+"$B/pysbx" run -p "$T/life.policy" -- sh -c "curl -s -o /dev/null http://ok.test:$P1/; exec sleep 60" 2>"$T/err2" &
 g=$!
 prx() { pgrep -u "$U" -x pysbx-proxy; }
 wait_for prx >/dev/null

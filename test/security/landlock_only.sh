@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-echo "1..28"
+echo "1..29"
 
 WS=$T/ws
 OUT=$T/out
@@ -215,6 +215,7 @@ pysbx: fatal: $T/moved.policy cannot run in Landlock-only mode (namespaces are r
 # A policy of the caller's under /tmp, which agent-shell's `tmpfs /tmp`
 # makes the host's shared /tmp in this mode: the sandbox could rewrite it.
 cp "$POL/agent-shell.policy" "$T/mine.policy"
+cp "$POL"/agent-shell-net-*.inc "$T/"
 out=$(refused nomount -p "$T/mine.policy" -D LANDLOCK_ONLY=allow -D WORKSPACE="$WS" -- /bin/true 2>&1)
 is "$?:$(grep -v '^pysbx: \(Landlock-only mode\|warning\)' <<<"$out")" "100:pysbx: fatal: refusing $T/mine.policy in Landlock-only mode: it lies under /tmp, which 'tmpfs /tmp' ($T/mine.policy:$(grep -n '^tmpfs /tmp' "$T/mine.policy" | cut -d: -f1)) makes the host's shared directory, writable from inside, and it or its directory is yours: the sandbox could rewrite its next sandbox
 pysbx: hint: keep policies and the pysbx programs outside /tmp and /dev/shm, or owned by root, to run Landlock-only (docs/SECURITY.md)" \
@@ -232,3 +233,7 @@ is "$?:$(grep -c "^pysbx: warning: Landlock-only mode: 'protect $WS' (.*agent-sh
 	"-D LANDLOCK_ONLY=allow runs it, and a warning says that the protected names are not protected"
 is "$(tail -n 1 "$WS/.git/config")" "[alias]" \
 	"as the warning says: .git/config was writable (documented in docs/SECURITY.md)"
+out=$(refused nomount -p "$POL/agent-shell.policy" -D LANDLOCK_ONLY=allow -D NETWORK=npm \
+	-D WORKSPACE="$WS" -- /bin/sh -c 'echo ran' 2>&1)
+is "$?:$(grep -v '^pysbx: \(Landlock-only mode\|warning\)' <<<"$out")" "100:pysbx: fatal: the policy's net-proxy needs pysbx-mount as the program after the guard (its network namespace holds the proxy's listener)" \
+	"a proxied variant cannot run Landlock-only (no network namespace for the proxy's listener): refused, nothing ran"

@@ -60,9 +60,10 @@ static void directives(void)
 {
 	ACCEPT(NET "net-allow example.com *.example.org:443 10.0.0.1:8080 "
 		   "[::1]:80 [2001:db8::1] xn--bcher-kva.example\n"
-		   "net-deny * *:22 evil.example.com\n"
-		   "net-resolve pypi.local=127.0.0.1 v6.local=::1 "
-		   "b.local=[fe80::1]\n");
+		   "net-deny * *:22 evil.example.com\n");
+	ACCEPT(NET "net-resolve pypi.local=127.0.0.1 v6.local=::1 "
+		   "b.local=[fe80::1]\n"
+		   "net-allow pypi.local v6.local:443 *.local\n");
 	ACCEPT("unshare user net\nnet-proxy port=8080\n");
 	REJECT("unshare user\nnet-proxy\n",
 	       "t.policy:2:1: error: 'net-proxy' needs a network namespace "
@@ -189,6 +190,35 @@ static void directives(void)
 	       "'_' (no IDNA: write xn-- names)");
 	REJECT(NET "net-resolve a.b=1.2.3.4\nnet-resolve a.b=1.2.3.5\n",
 	       "t.policy:4:13: error: 'a.b' is already pinned at t.policy:3");
+	/* A pin no request can ever use. */
+	REJECT(NET "net-allow a.test\nnet-resolve b.test=1.2.3.4\n",
+	       "t.policy:4:13: error: net-resolve pin 'b.test' is never used: "
+	       "no net-allow rule allows it (allow the name, or remove the "
+	       "pin)");
+	REJECT(NET "net-allow *.b.test\nnet-resolve b.test=1.2.3.4\n",
+	       "t.policy:4:13: error: net-resolve pin 'b.test' is never used: "
+	       "no net-allow rule allows it (allow the name, or remove the "
+	       "pin)");
+	REJECT(NET "net-allow a.test:443\nnet-deny a.test:443\n"
+	       "net-resolve a.test=1.2.3.4\n",
+	       "t.policy:5:13: error: net-resolve pin 'a.test' is never used: "
+	       "net-deny rules refuse it on every port a net-allow rule "
+	       "allows (remove the pin)");
+	REJECT(NET "net-allow *.test\nnet-deny a.test\n"
+	       "net-resolve a.test=1.2.3.4\n",
+	       "t.policy:5:13: error: net-resolve pin 'a.test' is never used: "
+	       "net-deny rules refuse it on every port a net-allow rule "
+	       "allows (remove the pin)");
+	REJECT(NET "net-allow a.test\nnet-deny *\nnet-resolve a.test=1.2.3.4\n",
+	       "t.policy:5:13: error: net-resolve pin 'a.test' is never used: "
+	       "net-deny rules refuse it on every port a net-allow rule "
+	       "allows (remove the pin)");
+	ACCEPT(NET "net-resolve a.test=1.2.3.4\nnet-allow a.test\n");
+	ACCEPT(NET "net-allow *.b.test\nnet-resolve a.b.test=1.2.3.4\n");
+	ACCEPT(NET "net-allow a.test\nnet-deny a.test:1 a.test:2 *:3\n"
+	       "net-resolve a.test=1.2.3.4\n");
+	ACCEPT(NET "net-allow a.test:8080\nnet-deny a.test:443\n"
+	       "net-resolve a.test=1.2.3.4\n");
 	REJECT(NET "allow example.com\n",
 	       "t.policy:3:1: error: unknown directive 'allow' (did you mean "
 	       "'net-allow'?)");
@@ -211,7 +241,8 @@ static void round_trip(void)
 		NET "net-allow example.com *.example.org:443 10.0.0.1:8080 "
 		"[0:0::1]:80 [::ffff:10.1.2.3]\n"
 		"net-deny *:22 evil.example.org\n"
-		"net-resolve pypi.local=127.0.0.1 v6.local=[::1]\n";
+		"net-resolve pypi.local=127.0.0.1 v6.local=[::1]\n"
+		"net-allow pypi.local v6.local\n";
 	struct diag d = DIAG_INIT("test", "test");
 	struct plan p, q;
 	char *a, *b, *s;
@@ -227,7 +258,7 @@ static void round_trip(void)
 	b = plan_format(&q, &lb);
 	ok(a && b && la == lb && !memcmp(a, b, la),
 	   "the plan round-trips through the memfd unchanged");
-	ok(q.net_proxy && q.proxy_port == 3128 && q.npx == 7 && q.npin == 2 &&
+	ok(q.net_proxy && q.proxy_port == 3128 && q.npx == 9 && q.npin == 2 &&
 		   q.px[1].kind == PXR_SUFFIX && q.px[1].port == 443 &&
 		   !strcmp(q.px[1].host, "*.example.org") &&
 		   q.px[3].kind == PXR_IP && !strcmp(q.px[3].host, "[::1]") &&
@@ -246,6 +277,7 @@ static void round_trip(void)
 			  "net-allow *.example.org:443\nnet-allow "
 			  "10.0.0.1:8080\nnet-allow [::1]:80\nnet-allow "
 			  "10.1.2.3\nnet-deny *:22\nnet-deny evil.example.org\n"
+			  "net-allow pypi.local\nnet-allow v6.local\n"
 			  "net-resolve pypi.local=127.0.0.1\nnet-resolve "
 			  "v6.local=[::1]\n"),
 	   "policy show prints the rules canonically");
@@ -816,6 +848,30 @@ static void requests(void)
 	       "Content-Length: 16\r\nConnection: close\r\n\r\npysbx-proxy: no\n",
 	       "px_http_response writes a whole response");
 	is_int((long long)n, (long long)strlen(rep), "... and its length");
+	/* Every status the proxy answers with has its reason phrase (RFC
+	 * 9110), never the fallback. */
+	{
+		static const struct {
+			int st;
+			const char *text;
+		} want[] = {
+			{ 200, "Connection established" },
+			{ 400, "Bad Request" },
+			{ 403, "Forbidden" },
+			{ 408, "Request Timeout" },
+			{ 411, "Length Required" },
+			{ 414, "URI Too Long" },
+			{ 431, "Request Header Fields Too Large" },
+			{ 502, "Bad Gateway" },
+			{ 503, "Service Unavailable" },
+			{ 504, "Gateway Timeout" },
+			{ 505, "HTTP Version Not Supported" },
+		};
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			is_str(px_status_text(want[i].st), want[i].text,
+			       "the reason phrase of %d", want[i].st);
+	}
 	n = px_http_response(rep, 100, 403, "0123456789012345678901234567890");
 	ok(n == 99 || (n < 100 && strstr(rep, "Content-Length: ") &&
 		       atoi(strstr(rep, "Content-Length: ") + 16) ==
