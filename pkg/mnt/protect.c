@@ -2085,7 +2085,8 @@ static int record(struct walk *w)
 	r = 0;
 out:
 	if (r < 0)
-		diag_fail(w->d, EXIT_SYSCALL, e, "unable to record the protected tree %s (at %s:%u)",
+		diag_fail(w->d, EXIT_SYSCALL, e, "unable to record the "
+			  "protected tree %s (at %s:%u)",
 			  p->op->dst, p->op->pos.file, p->op->pos.line);
 	else if ((r = mnt_protect_record(w->d, key, buf, n)) >= 0) {
 		p->rec = r;
