@@ -70,6 +70,7 @@ struct mnt_build {
 	char **pseudo;	/* the host's pseudo-fs mount points (pseudo.c) */
 	size_t npseudo;
 	const struct chain *chain; /* --scratch-id: the guard's scratch dir */
+	const struct plan *plan;
 };
 int mnt_apply(struct diag *d, struct mnt_build *b, const struct fs_op *op);
 /* The default nr_inodes of a tmpfs of size bytes (0: the kernel's default
@@ -140,12 +141,11 @@ void mnt_protect_killed(struct diag *d, const struct plan *p);
 /* In pid 1, once its check is done (or the target never ran): remove
  * this run's records. */
 void mnt_protect_unrecord(void);
-/* For every record with key whose run's pid 1 is gone: fn(arg, body,
- * len); a record fn returns 0 for is removed. 0, or -1 when some record
- * stays. */
-int mnt_protect_stale(const char *key,
-		      int (*fn)(void *arg, const char *body, size_t len),
-		      void *arg);
+/* For every record whose run's pid 1 is gone: fn(arg, its key, body,
+ * len); a record fn returns 0 for is removed. */
+void mnt_protect_stale(int (*fn)(void *arg, const char *key,
+				 const char *body, size_t len),
+		       void *arg);
 
 
 /* root.c: the whole filesystem view; returns an fd of the host procfs

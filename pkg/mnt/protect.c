@@ -22,7 +22,10 @@
  * not exist at start (a new .env, *.pem, .git, a dangling link that now
  * resolves, a hooksPath directory) is reported on stderr and as a status
  * record; a new commondir or config.worktree in a protected git dir,
- * which would redirect the host's git, is also renamed aside. */
+ * which would redirect the host's git, is also renamed aside. When pid 1
+ * is SIGKILLed, the monitor does that check (mnt_protect_killed), or,
+ * when it dies too, the next start does, from pid 1's record (recover,
+ * protrec.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +64,7 @@ enum seen_kind {
 	S_LINK,		/* a match that is a symlink leading out or nowhere */
 	S_WATCH,	/* missing at start, must not appear (hooksPath) */
 	S_MODULE,	/* a directory below modules/ at start */
+	S_TODO,		/* a rebase to-do list at start (ino: its hash) */
 };
 
 struct ent {
@@ -115,6 +119,8 @@ struct walk {
 	bool post;	/* the check after the run */
 	bool earlier;	/* ... of an earlier run, found at this start */
 	bool killed;	/* ... by the monitor: pid 1 was SIGKILLed */
+	int hostfd;	/* at start: the host's root, -1 */
+	const struct plan *plan;
 };
 
 static char *xstrdup(struct walk *w, const char *s)
@@ -376,7 +382,20 @@ static int pin_up(struct walk *w, const char *rel)
 	return 0;
 }
 
-/* rel read-only, pinned. */
+static bool is_ro(const struct prot *p, const char *rel)
+{
+	for (size_t i = 0; i < p->ns; i++)
+		if (p->s[i].kind == S_RO && !strcmp(p->s[i].rel, rel))
+			return true;
+	return false;
+}
+
+static int protect_inside(struct walk *w, const char *rel, unsigned lvl);
+static int protect_path(struct walk *w, const char *rel);
+static DIR *open_dir_rel(struct walk *w, const char *rel);
+static int too_many_dirs(struct walk *w);
+
+/* rel read-only, pinned (a directory: with what its entries lead to). */
 static int protect_ro(struct walk *w, const char *rel, const struct stat *st)
 {
 	if (w->post)
@@ -394,10 +413,56 @@ static int protect_ro(struct walk *w, const char *rel, const struct stat *st)
 			  w->p->op->dst, w->p->op->dst, rel);
 		return -1;
 	}
+	/* A directory reached twice (a symlink inside it to itself): its
+	 * entries are done. */
+	if (S_ISDIR(st->st_mode) && is_ro(w->p, rel))
+		return 0;
 	if (add_ent(w, rel, E_RO, st) < 0 || remember(w, rel, S_RO, st) < 0)
 		return -1;
 	w->p->nro++;
-	return pin_up(w, rel);
+	if (pin_up(w, rel) < 0)
+		return -1;
+	return S_ISDIR(st->st_mode) ? protect_inside(w, rel, 0) : 0;
+}
+
+#define INSIDE_DEPTH 16
+
+/* A protected directory's bind covers its own entries, not the target
+ * of a symlink in it (elsewhere in DIR), nor another name (a hard link
+ * elsewhere in DIR) of a file in it: a run that made the directory
+ * (.devcontainer, .vscode, .claude...) could have left either, and a
+ * later run would change the protected file through it. So the first
+ * is protected too, and the second stops the run, as for a match. */
+static int protect_inside(struct walk *w, const char *rel, unsigned lvl)
+{
+	struct dirent *de;
+	int r = 0;
+	DIR *dir;
+
+	if (lvl > INSIDE_DEPTH || !(dir = open_dir_rel(w, rel)))
+		return 0;
+	while (!r && (de = readdir(dir))) {
+		char sub[PLAN_MAX_PATH + 1];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    (int)sizeof(sub) ||
+		    fstatat(dirfd(dir), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			r = protect_path(w, sub);
+		else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+			r = protect_ro(w, sub, &st);
+		/* A repository in it (a clone with hard-linked objects)
+		 * is read-only as a whole already. */
+		else if (S_ISDIR(st.st_mode) && strcmp(de->d_name, ".git"))
+			r = ++w->p->ndirs > DIRS_MAX ? too_many_dirs(w) :
+				protect_inside(w, sub, lvl + 1);
+	}
+	closedir(dir);
+	return r;
 }
 
 /* A git dir: a mount point itself (no rename, no rmdir), writable. */
@@ -540,22 +605,23 @@ static int protect_path(struct walk *w, const char *rel)
 	    lstat_rel(w, real, &st) < 0) {
 		int e = errno;
 
+		char why[96];
+
 		if (w->post)
 			return 0;
 		if (remember(w, rel, S_LINK, NULL) < 0)
 			return -1;
-		if (e == EXDEV || e == ENOENT) {
-			report(w, "link", rel, "is a symlink that %s: "
-			       "nothing below the directory to protect; left "
-			       "as it is", e == EXDEV ? "leads out" :
-							"does not resolve");
-			return 0;
-		}
-		return diag_fail(w->d, EXIT_SYSCALL, e,
-				 "unable to protect %s/%s: it is a symlink "
-				 "that cannot be resolved (at %s:%u)",
-				 w->p->op->dst, rel, w->p->op->pos.file,
-				 w->p->op->pos.line);
+		/* A loop, a name too long, a directory the run made
+		 * unreadable on the way: nothing reachable to protect now,
+		 * and refusing the run would let a run stop every later
+		 * one. Reported; the check after the run reports it if it
+		 * resolves by then. */
+		snprintf(why, sizeof(why), e == EXDEV ? "leads out" :
+			 e == ENOENT ? "does not resolve" :
+			 "cannot be resolved (%s)", strerror(e));
+		report(w, "link", rel, "is a symlink that %s: nothing below "
+		       "the directory to protect; left as it is", why);
+		return 0;
 	}
 	return protect_ro(w, real, &st);
 }
@@ -918,17 +984,37 @@ static int git_worktree(struct walk *w, const char *g, const char *wt,
 	return 0;
 }
 
+/* Rename rel to rel.pysbx-refused-TIME (in aside) in its directory,
+ * opened beneath DIR without following a symlink: a run still live on
+ * the workspace (when the check is a killed run's) cannot swap a parent
+ * for a link and so have a file elsewhere renamed. 0 or -1. */
+static int rename_rel(struct walk *w, const char *rel, char *aside,
+		      size_t len)
+{
+	char dir[PLAN_MAX_PATH + 1];
+	const char *base = base_of(rel);
+	int fd, r;
+
+	dir_of(rel, dir, sizeof(dir));
+	snprintf(aside, len, "%s.pysbx-refused-%ld", base, (long)time(NULL));
+	fd = sys_openat2(w->rootfd, *dir ? dir : ".", O_PATH | O_DIRECTORY |
+			 O_CLOEXEC, 0, MNT_RESOLVE);
+	if (fd < 0)
+		return -1;
+	r = renameat(fd, base, fd, aside);
+	close(fd);
+	return r;
+}
+
 /* Rename rel to rel.pysbx-refused-TIME and report it (why: how it got
  * there). */
 static void move_aside(struct walk *w, const char *rel, const char *why)
 {
 	char aside[PLAN_MAX_PATH + 64];
 
-	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
-		 (long)time(NULL));
-	if (renameat(w->rootfd, rel, w->rootfd, aside) == 0)
+	if (rename_rel(w, rel, aside, sizeof(aside)) == 0)
 		report(w, "moved", rel, "%s and would redirect git on the "
-		       "host: moved to %s", why, base_of(aside));
+		       "host: moved to %s", why, aside);
 	else
 		report(w, "created", rel, "%s and would redirect git on the "
 		       "host; it could not be moved aside (%s): remove it",
@@ -1016,6 +1102,86 @@ static void git_leftovers(struct walk *w, const char *g)
 			   "config does not enable (left by an earlier run?)");
 }
 
+/* A rebase (or cherry-pick) in progress keeps its to-do list in the git
+ * dir, which must stay writable for git to work; an "exec" line in it
+ * runs a shell command when the host's git continues the rebase (git
+ * rebase --continue). */
+static const char *const git_todo[] = { "rebase-merge/git-rebase-todo",
+					"sequencer/todo", NULL };
+
+/* FNV-1a of the to-do list rel, and whether it has an exec line; false
+ * when it cannot be read. */
+static bool todo_read(struct walk *w, const char *rel, uint64_t *hash,
+		      bool *exec)
+{
+	char *buf = malloc(CONFIG_MAX), *line, *next;
+	ssize_t n;
+
+	if (!buf || (n = read_rel(w, rel, buf, CONFIG_MAX)) < 0) {
+		free(buf);
+		return false;
+	}
+	*hash = 14695981039346656037ULL;
+	for (ssize_t i = 0; i < n; i++)
+		*hash = (*hash ^ (unsigned char)buf[i]) * 1099511628211ULL;
+	*exec = false;
+	for (line = buf; line && !*exec; line = next) {
+		size_t l;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		l = strcspn(line, " \t");
+		*exec = (l == 4 && !strncmp(line, "exec", 4)) ||
+			(l == 1 && line[0] == 'x');
+	}
+	free(buf);
+	return true;
+}
+
+/* At start (remember each to-do list's hash), after the run (move aside
+ * one with an exec line that is new or changed), and in a repository
+ * made during the run (move aside any with an exec line; returns how
+ * many). */
+static int git_todos(struct walk *w, const char *g, bool made)
+{
+	char rel[PLAN_MAX_PATH + 64], aside[PLAN_MAX_PATH + 64];
+	int moved = 0;
+
+	for (size_t i = 0; git_todo[i]; i++) {
+		struct stat st = { 0 };
+		uint64_t h;
+		bool exec;
+
+		snprintf(rel, sizeof(rel), "%s/%s", g, git_todo[i]);
+		if (!todo_read(w, rel, &h, &exec))
+			continue;
+		st.st_ino = (ino_t)h;
+		if (!w->post) {
+			if (remember(w, rel, S_TODO, &st) < 0)
+				return -1;
+			continue;
+		}
+		if (!exec || (!made && was_seen(w->p, rel, S_TODO, &st)))
+			continue;
+		if (made) {
+			moved += rename_rel(w, rel, aside, sizeof(aside)) == 0;
+			continue;
+		}
+		if (rename_rel(w, rel, aside, sizeof(aside)) == 0)
+			report(w, "moved", rel, "is a to-do list with exec lines "
+			       "written during the run: git rebase --continue "
+			       "on the host would run them; moved to %s", aside);
+		else
+			report(w, "created", rel, "is a to-do list with exec "
+			       "lines written during the run: git rebase "
+			       "--continue on the host would run them; it could "
+			       "not be moved aside (%s): remove it",
+			       strerror(errno));
+	}
+	return moved;
+}
+
 /* g: a git dir below DIR; wt: a worktree using it (NULL: not known). */
 static int git_dir(struct walk *w, const char *g, const char *wt,
 		   unsigned nest)
@@ -1030,7 +1196,7 @@ static int git_dir(struct walk *w, const char *g, const char *wt,
 	if (lstat_rel(w, g, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	git_leftovers(w, g);
-	if (pin(w, g, &st) < 0)
+	if (pin(w, g, &st) < 0 || git_todos(w, g, false) < 0)
 		return -1;
 	for (size_t i = 0; git_ro[i]; i++) {
 		snprintf(rel, sizeof(rel), "%s/%s", g, git_ro[i]);
@@ -1386,11 +1552,14 @@ static void note_refusals(struct walk *w)
 
 static int recover(struct walk *w);
 static int record(struct walk *w);
+static bool host_dir(const struct plan *pl, const struct fs_op *op, char *out,
+		     size_t len);
 
 int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 {
 	char bad[PLAN_MAX_PATH + 1];
-	struct walk w = { d, NULL, -1, d->report_fd, false, false, false };
+	struct walk w = { d, NULL, -1, d->report_fd, false, false, false,
+			  -1, NULL };
 	struct prot *ps = realloc(prots, (nprots + 1) * sizeof(*prots));
 	int r;
 
@@ -1402,6 +1571,8 @@ int mnt_protect(struct diag *d, struct mnt_build *b, const struct fs_op *op)
 	w.p->op = op;
 	w.p->ifd = -1;
 	w.p->rec = -1;
+	w.hostfd = b->hostfd;
+	w.plan = b->plan;
 	if (split_patterns(w.p) < 0)
 		return diag_fail(d, EXIT_SYSCALL, ENOMEM, "unable to protect %s",
 				 op->dst);
@@ -1517,9 +1688,7 @@ static bool rename_aside(struct walk *w, const char *rel)
 
 	if (lstat_rel(w, rel, &st) < 0)
 		return false;
-	snprintf(aside, sizeof(aside), "%s.pysbx-refused-%ld", rel,
-		 (long)time(NULL));
-	return renameat(w->rootfd, rel, w->rootfd, aside) == 0;
+	return rename_rel(w, rel, aside, sizeof(aside)) == 0;
 }
 
 /* Does rel hold what git would take from it: a directory with an entry
@@ -1639,6 +1808,7 @@ static int git_defuse(struct walk *w, const char *g, unsigned nest)
 		     !is_gitdir(p, real)) && rename_aside(w, rel))
 			moved++;
 	}
+	moved += git_todos(w, g, true);
 	snprintf(rel, sizeof(rel), "%s/modules", g);
 	moved += defuse_below(w, rel, nest, 0);
 	snprintf(rel, sizeof(rel), "%s/worktrees", g);
@@ -1712,6 +1882,7 @@ static void check_gitdir(struct walk *w, const char *g)
 		}
 		move_aside(w, rel, "was created during the run");
 	}
+	git_todos(w, g, false);
 }
 
 /* A git dir made below rel (g/modules, where names nest: a/b/sub) during
@@ -1788,7 +1959,8 @@ static void check_one(struct walk *w)
 
 int mnt_protect_check(struct diag *d, int code)
 {
-	struct walk w = { d, NULL, -1, d->report_fd, true, false, false };
+	struct walk w = { d, NULL, -1, d->report_fd, true, false, false,
+			  -1, NULL };
 	int root;
 
 	if (!nprots)
@@ -1855,7 +2027,7 @@ static int dir_key(int fd, char *key, size_t len)
 		return -1;
 	if (!(sx.stx_mask & STATX_BTIME))
 		sx.stx_btime.tv_sec = 0, sx.stx_btime.tv_nsec = 0;
-	snprintf(key, len, "pysbx-protect-1 %u:%u %llu %lld.%09u",
+	snprintf(key, len, "pysbx-protect-2 %u:%u %llu %lld.%09u",
 		 sx.stx_dev_major, sx.stx_dev_minor,
 		 (unsigned long long)sx.stx_ino,
 		 (long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec);
@@ -1880,21 +2052,27 @@ static int put(char **buf, size_t *n, size_t *cap, const char *s)
 	return 0;
 }
 
-/* The record: depth, patterns, then kind, device, inode and path of
- * every seen entry, each a NUL-terminated string. */
+/* The record: depth, patterns, DIR's path on the host ("" if unknown),
+ * then kind, device, inode and path of every seen entry, each a
+ * NUL-terminated string. */
 static int record(struct walk *w)
 {
 	struct prot *p = w->p;
 	size_t n = 0, cap = 4096;
-	char key[128], num[64], *buf = malloc(cap);
+	char key[128], num[64], host[PLAN_MAX_PATH + 1] = "",
+		*buf = malloc(cap);
 	int r = -1, e = ENOMEM;
 
 	if (!buf || dir_key(w->rootfd, key, sizeof(key)) < 0) {
 		e = buf ? errno : ENOMEM;
 		goto out;
 	}
+	if (!w->plan || !host_dir(w->plan, p->op, host, sizeof(host)))
+		host[0] = '\0';
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->op->inodes);
-	if (put(&buf, &n, &cap, num) < 0 || put(&buf, &n, &cap, p->op->src) < 0)
+	if (put(&buf, &n, &cap, num) < 0 ||
+	    put(&buf, &n, &cap, p->op->src) < 0 ||
+	    put(&buf, &n, &cap, host) < 0)
 		goto out;
 	for (size_t i = 0; i < p->ns; i++) {
 		snprintf(num, sizeof(num), "%d %llu %llu", (int)p->s[i].kind,
@@ -1933,22 +2111,50 @@ static const char *next_str(const char **at, const char *end)
 	return s;
 }
 
-/* One stale record (mnt_protect_stale): its check, on this start's
- * tree, reported as an earlier run's. 0 when checked to the end. */
-static int recover_one(void *arg, const char *body, size_t len)
-{
-	struct walk *cur = arg, w = *cur;
-	const char *at = body, *end = body + len, *depth, *pats, *k;
-	struct fs_op op = *cur->p->op;
-	struct prot p = { 0 };
-	int r = -1;
+struct recovery {
+	struct walk *w;
+	char key[128];	/* this start's DIR */
+};
 
-	if (!(depth = next_str(&at, end)) || !(pats = next_str(&at, end)))
+/* One stale record (mnt_protect_stale): its check, reported as an
+ * earlier run's. This directive's DIR: on this start's view of it.
+ * Another directory: at its path on the host (the host's root is still
+ * there while the sandbox is built), if that is still the directory the
+ * record names (a workspace moved since is checked by a start on it; a
+ * deleted one never). 0 when checked to the end. */
+static int recover_one(void *arg, const char *key, const char *body,
+		       size_t len)
+{
+	struct recovery *rc = arg;
+	struct walk w = *rc->w;
+	const char *at = body, *end = body + len, *depth, *pats, *host, *k;
+	struct fs_op op = *w.p->op;
+	struct prot p = { 0 };
+	char other[128];
+	int r = 1;
+
+	if (!(depth = next_str(&at, end)) || !(pats = next_str(&at, end)) ||
+	    !(host = next_str(&at, end)))
 		return 0;	/* not ours to read: dropped */
+	if (strcmp(key, rc->key)) {
+		if (host[0] != '/' || !host[1] || w.hostfd < 0)
+			return 1;
+		w.rootfd = sys_openat2(w.hostfd, host + 1, O_PATH |
+				       O_DIRECTORY | O_CLOEXEC, 0,
+				       MNT_RESOLVE);
+		if (w.rootfd < 0)
+			return 1;
+		if (dir_key(w.rootfd, other, sizeof(other)) < 0 ||
+		    strcmp(other, key))
+			goto out;
+		op.dst = host;
+	}
+	r = -1;
 	op.src = pats;
 	op.inodes = strtoull(depth, NULL, 10);
 	p.op = &op;
 	p.ifd = -1;
+	p.rec = -1;
 	if (split_patterns(&p) < 0)
 		goto out;
 	while ((k = next_str(&at, end))) {
@@ -1957,7 +2163,7 @@ static int recover_one(void *arg, const char *body, size_t len)
 		int kind;
 
 		if (!rel || sscanf(k, "%d %llu %llu", &kind, &dev, &ino) != 3 ||
-		    kind < S_MATCH || kind > S_MODULE ||
+		    kind < S_MATCH || kind > S_TODO ||
 		    grow((void **)&p.s, &p.caps, p.ns, sizeof(*p.s), 64,
 			 SEEN_MAX) < 0)
 			goto out;
@@ -1975,6 +2181,8 @@ static int recover_one(void *arg, const char *body, size_t len)
 	else
 		r = 0;
 out:
+	if (w.rootfd != rc->w->rootfd)
+		close(w.rootfd);
 	for (size_t i = 0; i < p.npat; i++)
 		free(p.pat[i]);
 	free(p.pat), free(p.neg), free(p.slash), free(p.how), free(p.tail);
@@ -1985,13 +2193,15 @@ out:
 	return r;
 }
 
+/* Every stale record, this directory's and others', before this
+ * directive's own scan: before its sandbox exists. */
 static int recover(struct walk *w)
 {
-	char key[128];
+	struct recovery rc = { w, "" };
 
-	if (dir_key(w->rootfd, key, sizeof(key)) < 0)
+	if (dir_key(w->rootfd, rc.key, sizeof(rc.key)) < 0)
 		return mnt_op_fail(w->d, w->p->op, errno, NULL, "");
-	mnt_protect_stale(key, recover_one, w);
+	mnt_protect_stale(recover_one, &rc);
 	return 0;
 }
 
@@ -2020,7 +2230,8 @@ void mnt_protect_killed(struct diag *d, const struct plan *pl)
 {
 	for (size_t i = 0; i < nprots; i++) {
 		struct prot *p = &prots[i];
-		struct walk w = { d, p, -1, d->report_fd, true, false, true };
+		struct walk w = { d, p, -1, d->report_fd, true, false, true,
+				  -1, NULL };
 		char dir[PLAN_MAX_PATH + 1], key[128];
 		int fd;
 

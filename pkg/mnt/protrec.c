@@ -3,9 +3,7 @@
  * SIGKILLed from outside (a tree kill, a cgroup kill) is still checked,
  * by the next start on the same directory (docs/MOUNT.md "protect").
  *
- * The state directory (PYSBX_STATE_DIR, else $XDG_STATE_HOME/pysbx, else
- * ~/.local/state/pysbx of the password database's home, else of $HOME)
- * holds one file per protect directive of each live run, made by its
+ * The state directory (state_where) holds one file per protect directive of each live run, made by its
  * pid 1 before the target starts and flock()ed by it until its check is
  * done: a record whose lock can be taken belongs to a run whose pid 1 is
  * gone without its check. The directory must be the caller's, 0700, with
@@ -28,6 +26,7 @@
 #include "mnt/internal.h"
 
 #define REC_PREFIX "run-"
+#define REC_MAGIC "pysbx-protect-2 "	/* how every record's key begins */
 #define REC_MAX (64 << 20)	/* a record read back: SEEN_MAX paths */
 #define RECS_MAX 64		/* records one run writes (protect lines) */
 
@@ -49,28 +48,30 @@ static const char *env_of(char **envp, const char *name)
 	return NULL;
 }
 
-/* Where the records live: the first of PYSBX_STATE_DIR,
- * $XDG_STATE_HOME/pysbx, PWHOME/.local/state/pysbx, $HOME/.local/...
- * that is absolute. */
+/* Where the records live: PYSBX_STATE_DIR or $XDG_STATE_HOME/pysbx
+ * when set (absolute), else .local/state/pysbx in the first home we can
+ * write (the password database's first: HOME may be /tmp for agent
+ * frameworks and services, where another user could make .local; then
+ * $HOME), else /tmp/pysbx-state-UID (a service without a home; lost at
+ * reboot). */
 static int state_where(char **envp, char *out, size_t len)
 {
 	const char *v = env_of(envp, "PYSBX_STATE_DIR");
-	struct passwd *pw;
+	struct passwd *pw = getpwuid(getuid());
+	const char *home[2] = { pw ? pw->pw_dir : NULL,
+				env_of(envp, "HOME") };
 
 	if (v && v[0] == '/')
 		return snprintf(out, len, "%s", v) < (int)len ? 0 : -1;
 	if ((v = env_of(envp, "XDG_STATE_HOME")) && v[0] == '/')
 		return snprintf(out, len, "%s/pysbx", v) < (int)len ? 0 : -1;
-	/* The password database's home first: HOME may be /tmp (agent
-	 * frameworks, services), where another user could make .local. */
-	if (!(pw = getpwuid(getuid())) || !pw->pw_dir || pw->pw_dir[0] != '/')
-		pw = NULL;
-	if (pw && access(pw->pw_dir, W_OK) == 0)
-		v = pw->pw_dir;
-	else if (!(v = env_of(envp, "HOME")) || v[0] != '/')
-		return -1;
-	return snprintf(out, len, "%s/.local/state/pysbx", v) < (int)len ? 0
-									: -1;
+	for (size_t i = 0; i < 2; i++)
+		if (home[i] && home[i][0] == '/' && strcmp(home[i], "/") &&
+		    access(home[i], W_OK) == 0)
+			return snprintf(out, len, "%s/.local/state/pysbx",
+					home[i]) < (int)len ? 0 : -1;
+	return snprintf(out, len, "/tmp/pysbx-state-%u", (unsigned)getuid()) <
+			       (int)len ? 0 : -1;
 }
 
 /* mkdir -p, the directories made 0700 (as XDG wants). */
@@ -283,52 +284,53 @@ void mnt_protect_unrecord(void)
 	nrecs = 0;
 }
 
-/* The body of record fd (after its key), read whole; NULL if it is not
- * one of ours. */
-static char *read_rec(int fd, const char *key, size_t *len)
+/* Record fd read whole ("KEY\0BODY"), with *klen the key's length; NULL
+ * if it is not one of ours. */
+static char *read_rec(int fd, size_t *len, size_t *klen)
 {
-	size_t kl = strlen(key) + 1, n = 0;
+	size_t n = 0;
 	struct stat st;
 	char *buf;
 	ssize_t r;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != getuid() || st.st_nlink != 1 ||
-	    st.st_size < (off_t)kl || st.st_size > REC_MAX ||
+	    st.st_size < (off_t)sizeof(REC_MAGIC) || st.st_size > REC_MAX ||
 	    !(buf = malloc((size_t)st.st_size + 1)))
 		return NULL;
 	while (n < (size_t)st.st_size &&
 	       (r = pread(fd, buf + n, (size_t)st.st_size - n, (off_t)n)) > 0)
 		n += (size_t)r;
-	if (n != (size_t)st.st_size || memcmp(buf, key, kl)) {
+	buf[n] = '\0';
+	if (n != (size_t)st.st_size || strncmp(buf, REC_MAGIC,
+					       strlen(REC_MAGIC)) ||
+	    (*klen = strnlen(buf, n)) >= n || *klen > 255) {
 		free(buf);
 		return NULL;
 	}
-	buf[n] = '\0';
-	*len = n - kl;
-	memmove(buf, buf + kl, *len + 1);
+	*len = n;
 	return buf;
 }
 
-int mnt_protect_stale(const char *key,
-		      int (*fn)(void *arg, const char *body, size_t len),
-		      void *arg)
+void mnt_protect_stale(int (*fn)(void *arg, const char *key,
+				 const char *body, size_t len),
+		       void *arg)
 {
 	struct dirent *de;
-	int dfd, r = 0;
 	DIR *dir;
+	int dfd;
 
 	if (state_fd < 0 || (dfd = openat(state_fd, ".", O_RDONLY |
 					  O_DIRECTORY | O_CLOEXEC)) < 0)
-		return 0;
+		return;
 	if (!(dir = fdopendir(dfd))) {
 		close(dfd);
-		return 0;
+		return;
 	}
 	while ((de = readdir(dir))) {
+		size_t len, kl;
 		struct stat a, b;
-		size_t len;
-		char *body;
+		char *rec;
 		int fd;
 
 		if (strncmp(de->d_name, REC_PREFIX, strlen(REC_PREFIX)))
@@ -337,25 +339,24 @@ int mnt_protect_stale(const char *key,
 				    O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* Held: its pid 1 lives (or checks it now). Taken: its
+		/* A record is whole before it has its name. Lock held:
+		 * its pid 1 lives (or a start checks it now). Taken: its
 		 * pid 1 is gone. Still the name's inode once locked, or
 		 * another start has just checked and removed it. */
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
+		if (!(rec = read_rec(fd, &len, &kl)) ||
+		    flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
 		    fstatat(state_fd, de->d_name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
-		    !(body = read_rec(fd, key, &len))) {
+		    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+			free(rec);
 			close(fd);
 			continue;
 		}
-		/* 0: checked, the record goes; else it stays for the next
-		 * start (a check that could not finish). */
-		if (fn(arg, body, len) == 0)
+		/* 0: checked, the record goes; else it stays for a later
+		 * start (its directory not found, or too large a check). */
+		if (fn(arg, rec, rec + kl + 1, len - kl - 1) == 0)
 			unlinkat(state_fd, de->d_name, 0);
-		else
-			r = -1;
-		free(body);
+		free(rec);
 		close(fd);
 	}
 	closedir(dir);
-	return r;
 }

@@ -115,7 +115,8 @@ static int pivot(struct diag *d, struct mnt_build *b)
 int mnt_build_root(struct diag *d, struct mnt_ctx *m)
 {
 	const struct plan *p = m->plan;
-	struct mnt_build b = { -1, -1, -1, false, -1, NULL, 0, m->chain };
+	struct mnt_build b = { -1, -1, -1, false, -1, NULL, 0, m->chain,
+			       m->plan };
 	int procfd = -1, r = -1;
 
 	if (stage(d, &b) < 0 || new_root(d, &b) < 0)

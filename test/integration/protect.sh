@@ -16,7 +16,7 @@ chmod 0755 "$HOME" "$T"
 SHM=
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" ${SHM:+"$SHM"}' EXIT
 . "${PYSBX_TESTDIR:?}/lib.sh"
-echo "1..60"
+echo "1..67"
 
 # The host's git: no system or global config, hooks enabled as usual.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -202,6 +202,17 @@ run "$W" true
 	not_ok "killed run (tree) reported at the next start" "records $n0 rc $rc" "$out" "$st"
 is "$(host_commit "$W"):$(recs):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused'):$($GIT -C "$W/sub" log --format=%s 2>&1)" "clean:0:1:s" \
 	"... neutralised before the new sandbox runs: the host's git commit runs nothing the sandbox wrote, the hooks dir is moved aside, the repository stays usable, the record is gone"
+# The same, and the next start is on another workspace: it checks the
+# killed run's workspace first, at its path on the host.
+W=$T/r4hother && newrepo "$W" && rm -rf "$W/.git/hooks"
+hardkill "$W" tree "$HOOK"
+n0=$(recs)
+run "$T/r4htree" true
+[[ $n0 == 1 && $rc == 0 && $out == *"warning: $W/.git/hooks was created during the run"*"an earlier run on this directory was killed"* &&
+	$out == *"$W/sub/.git was created during the run"* && $(recs) == 0 ]] &&
+	ok "... and when the next start is on another workspace, it checks the killed run's workspace first" ||
+	not_ok "killed run checked by a start on another workspace" "records $n0 rc $rc" "$out"
+is "$(host_commit "$W"):$(ls -A "$W/.git" | grep -c '^hooks.pysbx-refused')" "clean:1" "... the host's git commit there runs nothing the sandbox wrote"
 # kill -9 of pid 1 alone: pysbx-mount outside the sandbox checks at once.
 W=$T/r4hpid1 && newrepo "$W" && rm -rf "$W/.git/hooks"
 hardkill "$W" pid1 "$HOOK"
@@ -244,6 +255,10 @@ out=$(PYSBX_STATE_DIR="$W/.state" "$B/pysbx" run -p "$P/agent-shell.policy" -D W
 rc=$?
 [[ $rc == 111 && $out == *"refusing the state directory $W/.state for protect's records: it lies under $W"*"binds read-write into the sandbox"* && ! -e $W/ran ]] &&
 	ok "a state directory the sandbox could write (below the workspace) is refused, nothing runs" || not_ok "state dir under the workspace refused" "$rc" "$out"
+out=$(env HOME=/nonexistent "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'echo ran' 2>&1)
+rc=$?
+is "$rc:$out:$(stat -c %a "/tmp/pysbx-state-$(id -u)" 2>&1)" "0:ran:700" "without a home, the records go to /tmp/pysbx-state-UID (0700)"
+rm -rf "/tmp/pysbx-state-$(id -u)"
 mkdir -p "$T/sd" && chmod 0755 "$T/sd"
 out=$(PYSBX_STATE_DIR="$T/sd" "$B/pysbx" run -p "$P/agent-shell.policy" -D WORKSPACE="$W" -- /bin/sh -c 'touch ran' 2>&1)
 rc=$?
@@ -387,11 +402,48 @@ sh_in "$W" 'git branch --set-upstream-to=other 2>/dev/null; echo rc=$?'
 	ok "git branch --set-upstream-to says it succeeded: the run says the sandbox refused (stderr and status record)" ||
 	not_ok "refusal named although the command exited 0" "$out" "$st"
 
+# A protected directory made by an earlier run, with a second name of a
+# file in it elsewhere (a hard link), or a symlink in it to a file
+# elsewhere in the workspace: the next run cannot change the protected
+# file through either.
+W=$T/r4i && newrepo "$W"
+sh_in "$W" 'mkdir -p .devcontainer .vscode docs && echo "{}" > .devcontainer/devcontainer.json && ln .devcontainer/devcontainer.json notes.json &&
+echo "{}" > docs/tasks.json && ln -s ../docs/tasks.json .vscode/tasks.json; echo rc=$?'
+sh_in "$W" 'echo "{\"initializeCommand\":\"x\"}" > notes.json; echo rc=$?'
+[[ $rc == 111 && $out == *"unable to protect $W/.devcontainer/devcontainer.json: it has 2 hard links"* && $(cat "$W/.devcontainer/devcontainer.json") == "{}" ]] &&
+	ok "a file in a protected directory with a hard link elsewhere (left by an earlier run): the next run stops (111, with a hint) and the file is unchanged" ||
+	not_ok "hard link into a protected directory" "$rc" "$out"
+rm "$W/notes.json"
+sh_in "$W" '(echo "{\"tasks\":1}" > docs/tasks.json) 2>/dev/null; echo rc=$?'
+is "$out:$(cat "$W/docs/tasks.json")" "rc=2:{}" "a symlink in a protected directory to a file elsewhere in the workspace (left by an earlier run): its target is read-only in the next run"
+
+# A symlink loop (or one through a directory made unreadable) under a
+# protected name, planted by an earlier run, must not stop later runs.
+W=$T/r4l && newrepo "$W"
+sh_in "$W" 'ln -s .env .env; mkdir -p .vscode z && ln -s loop .vscode/loop && ln -s z/q/r .envrc && chmod 000 z; true'
+sh_in "$W" 'echo second'
+chmod 755 "$W/z"
+[[ $rc == 0 && $out == *"$W/.env is a symlink that cannot be resolved (Symbolic link loop): nothing below the directory to protect; left as it is"*second* &&
+	$st == *'"what":"link","path":"'"$W/.vscode/loop"* ]] &&
+	ok "a symlink loop under a protected name (and in a protected directory) left by an earlier run: the next run starts and reports it" ||
+	not_ok "symlink loop stops later runs" "$rc" "$out" "$st"
+
+# A rebase left in progress with an exec line in its to-do list: the
+# host's git rebase --continue would run it.
+W=$T/r4t && newrepo "$W" && echo b >>"$W/a.txt" && $GIT -C "$W" commit -qam two
+sh_in "$W" 'GIT_SEQUENCE_EDITOR="printf '"'break\\nexec echo todo >>$PWN\\n'"' >" git rebase -i HEAD~1 >/dev/null 2>&1; ls .git/rebase-merge/git-rebase-todo'
+rm -f "$PWN"
+$GIT -C "$W" rebase --continue >/dev/null 2>&1
+[[ $out == *"$W/.git/rebase-merge/git-rebase-todo is a to-do list with exec lines written during the run"* && ! -e $PWN &&
+	$st == *'"what":"moved","path":"'"$W/.git/rebase-merge/git-rebase-todo"* ]] &&
+	ok "a rebase stopped during the run with an exec line to come: the to-do list is moved aside and reported; the host's git rebase --continue runs nothing" ||
+	not_ok "rebase to-do with exec" "$out" "$st" "$(cat "$PWN" 2>/dev/null)"
+
 # --- agent-shell's protected names ------------------------------------------
-W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do echo orig >"$W/$f"; done
-sh_in "$W" 'for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md; do (echo x >> $f) 2>/dev/null && echo "w:$f"; done; echo done'
-is "$out:$(cat "$W"/.envrc "$W"/AGENTS.md "$W"/.husky/pre-commit | tr -d '\n')" "done:origorigorig" \
-	"agent-shell protects .envrc, .pre-commit-config.yaml, .mcp.json, .husky/, .devcontainer/, agent instruction files"
+W=$T/r14 && mkdir -p "$W/.husky" "$W/.devcontainer" "$W/.github" && for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md .npmrc .yarnrc.yml .netrc; do echo orig >"$W/$f"; done
+sh_in "$W" 'for f in .envrc .pre-commit-config.yaml .mcp.json AGENTS.md CLAUDE.md .cursorrules .husky/pre-commit .devcontainer/devcontainer.json .github/copilot-instructions.md .npmrc .yarnrc.yml .netrc; do (echo x >> $f) 2>/dev/null && echo "w:$f"; done; echo done'
+is "$out:$(cat "$W"/.envrc "$W"/AGENTS.md "$W"/.husky/pre-commit "$W"/.npmrc | tr -d '\n')" "done:origorigorigorig" \
+	"agent-shell protects .envrc, .pre-commit-config.yaml, .mcp.json, .husky/, .devcontainer/, agent instruction files, .npmrc, .yarnrc.yml, .netrc"
 
 # --- credential masks --------------------------------------------------------
 WW=$T/ww && mkdir -p "$WW/home/dotfiles/ssh" "$WW/bare" && echo k >"$WW/home/dotfiles/ssh/id" && ln -s dotfiles/ssh "$WW/home/.ssh"
