@@ -426,7 +426,7 @@ def etc_desc():
     binds = words.count("--ro-bind-try")
     links = words.count("--symlink")
     return (f"{files} files written, {binds} host files and directories "
-            f"bound read-only where they exist, {links} links")
+            f"bound\nread-only where they exist, {links} links")
 
 
 # --- groups --------------------------------------------------------------------
@@ -439,8 +439,8 @@ p("namespaces (user, mount, pid, ipc, uts, ±net), hostname, nested user")
 p("namespaces disabled, new session, die-with-parent, no capabilities, the")
 p("same environment, the same mounts (/usr ro, merged-usr links, proc, dev,")
 p("64 MiB tmpfs /tmp, ro workspace, rw scratch, and python.policy's /etc:")
-p(f"{etc_desc()}), the same working directory and the same compiled")
-p("seccomp filter.")
+p(f"{etc_desc()}),")
+p("the same working directory and the same compiled seccomp filter.")
 p()
 p("Not equivalent, in bwrap's favour: pysbx also creates and removes a fresh")
 p("scratch directory per run, keeps a guard process outside the namespaces")
