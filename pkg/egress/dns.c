@@ -312,6 +312,9 @@ int eg_dns_read(const struct eg_ctx *c, struct eg_dnsq *q, const char *name,
 			memset(&out[*n], 0, sizeof(out[*n]));
 			out[*n].family = type == 1 ? 4 : 6;
 			memcpy(out[*n].a, m + off, rdlen);
+			/* An AAAA ::ffff:a.b.c.d is a.b.c.d, for the
+			 * rules and the host-address check alike. */
+			px_addr_unmap(&out[*n]);
 			(*n)++;
 		}
 		off += rdlen;

@@ -48,6 +48,7 @@
 #define EG_STOP_MS 1000		/* the guard's wait for the proxy at the end */
 #define EG_BUF (64 << 10)	/* relay buffer per direction */
 #define EG_MAX_ADDR 8		/* addresses tried per destination */
+#define EG_MAX_OWN 1024		/* the host's addresses the proxy holds */
 
 /* --- start.c (the guard's side) -------------------------------------- */
 
@@ -87,8 +88,10 @@ struct eg_ctx {
 	int plan_fd;		/* the plan memfd until egress_ready, then -1 */
 	bool ready;		/* egress_ready done: confined */
 	int status_fd;		/* the egress log, -1: none */
-	struct px_addr own[32];	/* the host's interface addresses */
+	struct px_addr own[EG_MAX_OWN];	/* the host's interface addresses */
 	size_t nown;
+	bool own_unknown;	/* more than EG_MAX_OWN: every unnamed
+				 * address may be the host's */
 	struct px_addr ns[3];	/* nameservers from /etc/resolv.conf */
 	size_t nns;
 	char *hosts;		/* /etc/hosts text, NUL-terminated, or NULL */

@@ -68,11 +68,35 @@ void eg_log_conn(const struct eg_ctx *c, const struct conn *k, uint64_t now)
 		;
 }
 
+/* At most EG_DENY_LINES lines a second: a loop of refused requests must
+ * not flood the caller's terminal or log (the status records keep every
+ * one). */
+#define EG_DENY_LINES 10
+
 void eg_log_denied(const struct conn *k)
 {
+	static uint64_t second;
+	static unsigned shown, hidden;
+	uint64_t s = eg_now() / 1000;
 	char line[1024];
 	int n;
 
+	if (s != second) {
+		n = hidden ? snprintf(line, sizeof(line), "pysbx-proxy: %u "
+				      "more refusals in one second not shown "
+				      "here (each has its status record)\n",
+				      hidden) : 0;
+		if (n > 0)
+			while (write(2, line, (size_t)n) < 0 && errno == EINTR)
+				;
+		second = s;
+		shown = hidden = 0;
+	}
+	if (shown >= EG_DENY_LINES) {
+		hidden++;
+		return;
+	}
+	shown++;
 	n = snprintf(line, sizeof(line), "pysbx-proxy: denied %s %s:%u: %s\n",
 		     k->req.kind == PX_CONNECT ? "CONNECT" :
 		     k->req.kind == PX_SOCKS5 ? "SOCKS5 CONNECT" : "HTTP",

@@ -33,6 +33,10 @@ uint64_t eg_now(void)
 
 static struct conn *conns[EG_MAX_CONN];
 static size_t nconns;
+/* Out of fds (or memory) for a new connection: the listener stays out
+ * of the poll set until a connection ends or this time passes, instead
+ * of waking the loop at once for an accept that fails again. */
+static uint64_t accept_resume;
 
 static void conn_free(struct conn *k)
 {
@@ -61,6 +65,7 @@ static void conn_end(struct eg_ctx *c, size_t i, uint64_t now)
 	eg_log_conn(c, k, now);
 	conn_free(k);
 	conns[i] = conns[--nconns];
+	accept_resume = 0;
 }
 
 /* Write what fits now; the client's socket buffer is empty at this
@@ -227,7 +232,8 @@ static void addresses_known(struct eg_ctx *c, struct conn *k, uint64_t now)
 		enum px_addr_verdict v;
 
 		v = px_addr_check(p, &k->req.host, k->req.port, &k->addrs[i],
-				  c->own, c->nown, &rule);
+				  c->own_unknown ? NULL : c->own,
+				  c->own_unknown ? 1 : c->nown, &rule);
 		if (v == PXA_OK) {
 			k->addrs[keep++] = k->addrs[i];
 			continue;
@@ -250,7 +256,9 @@ static void addresses_known(struct eg_ctx *c, struct conn *k, uint64_t now)
 				 px_addr_text(&k->addrs[i], a),
 				 px_classify(&k->addrs[i]) != PX_PUBLIC ?
 				 px_class_name(px_classify(&k->addrs[i])) :
-				 "an address of this host",
+				 c->own_unknown ? "perhaps an address of "
+				 "this host, which has more than the proxy "
+				 "can check" : "an address of this host",
 				 a);
 		}
 	}
@@ -602,14 +610,19 @@ static void accept_some(struct eg_ctx *c, uint64_t now)
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *k;
 
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				accept_resume = now + 100;
 			return;
+		}
 		k = calloc(1, sizeof(*k));
 		if (k)
 			k->head = malloc(PX_MAX_HEAD);
 		if (!k || !k->head) {
 			free(k);
 			close(fd);
+			accept_resume = now + 100;
 			return;
 		}
 		k->cfd = fd;
@@ -669,8 +682,11 @@ static size_t fill(struct eg_ctx *c, uint64_t *next)
 
 	pfd[0] = (struct pollfd){ c->sigfd, POLLIN, 0 };
 	pfd[1] = (struct pollfd){ c->lfd >= 0 ? c->lfd : c->chan, POLLIN, 0 };
-	if (c->lfd >= 0 && nconns >= EG_MAX_CONN)
+	if (c->lfd >= 0 && (nconns >= EG_MAX_CONN || accept_resume)) {
 		pfd[1].fd = -1;
+		if (accept_resume && accept_resume < *next)
+			*next = accept_resume;
+	}
 	for (size_t i = 0; i < nconns; i++) {
 		struct conn *k = conns[i];
 		short ce = 0, ue = 0;
@@ -730,7 +746,11 @@ int egress_loop(struct eg_ctx *c)
 
 	for (;;) {
 		uint64_t now = eg_now(), next = now + 3600000;
-		size_t n = fill(c, &next);
+		size_t n;
+
+		if (accept_resume && accept_resume <= now)
+			accept_resume = 0;
+		n = fill(c, &next);
 		int timeout = next > now ? (int)(next - now) : 0;
 
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR)

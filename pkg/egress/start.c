@@ -63,14 +63,25 @@ static void own_addresses(struct eg_ctx *c)
 {
 	struct ifaddrs *ifa, *i;
 
-	if (getifaddrs(&ifa) < 0)
+	if (getifaddrs(&ifa) < 0) {
+		c->own_unknown = true;	/* fail closed, as for too many */
 		return;
-	for (i = ifa; i && c->nown < sizeof(c->own) / sizeof(c->own[0]);
-	     i = i->ifa_next)
-		if (i->ifa_addr &&
+	}
+	for (i = ifa; i; i = i->ifa_next) {
+		struct px_addr a;
+
+		if (!i->ifa_addr ||
 		    px_addr_from_sa(i->ifa_addr, sizeof(struct sockaddr_storage),
-				    &c->own[c->nown]) == 0)
-			c->nown++;
+				    &a) < 0)
+			continue;
+		/* More than it can hold: fail closed, every address no
+		 * rule names may be one of the host's (addresses_known). */
+		if (c->nown == EG_MAX_OWN) {
+			c->own_unknown = true;
+			break;
+		}
+		c->own[c->nown++] = a;
+	}
 	freeifaddrs(ifa);
 }
 

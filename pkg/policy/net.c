@@ -166,6 +166,12 @@ static void rule_word(struct ctx *c, const struct pos *pos,
 	}
 	if (!(r = rule_new(c, pos, t)))
 		return;
+	if (kind == PXR_IP && !deny && px_classify(&host.addr) == PX_UNSPEC) {
+		perr_at(c, pos, t->col, "'%s' is the unspecified address: a "
+			"connect to it reaches this host; name the address "
+			"you mean", text);
+		return;
+	}
 	r->deny = deny;
 	r->kind = kind;
 	r->port = port;
@@ -213,6 +219,12 @@ void d_netresolve(struct ctx *c, const struct pos *pos, struct tok *t,
 			perr_at(c, pos, t[i].col, "net-resolve '%s': '%s' is not "
 				"an IPv4 address (a.b.c.d) or an IPv6 address",
 				w, eq + 1);
+			continue;
+		}
+		if (px_classify(&addr) == PX_UNSPEC) {
+			perr_at(c, pos, t[i].col, "net-resolve '%s': '%s' is "
+				"the unspecified address: a connect to it "
+				"reaches this host", w, eq + 1);
 			continue;
 		}
 		for (size_t k = 0; k < c->p->npin; k++)

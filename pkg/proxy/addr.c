@@ -118,7 +118,7 @@ static const uint8_t mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0,
 					   0, 0, 0xff, 0xff };
 
 /* ::ffff:a.b.c.d reaches a.b.c.d: store it as that. */
-static void unmap(struct px_addr *a)
+void px_addr_unmap(struct px_addr *a)
 {
 	if (a->family == 6 && !memcmp(a->a, mapped_prefix, 12)) {
 		memmove(a->a, a->a + 12, 4);
@@ -142,7 +142,7 @@ int px_addr_parse(const char *s, size_t n, struct px_addr *out)
 	if (!n || ip6(s, n, out->a) < 0)
 		return -1;
 	out->family = 6;
-	unmap(out);
+	px_addr_unmap(out);
 	return 0;
 }
 
@@ -159,7 +159,7 @@ int px_addr_from_sa(const struct sockaddr *sa, socklen_t len,
 		memcpy(out->a, &((const struct sockaddr_in6 *)sa)->sin6_addr,
 		       16);
 		out->family = 6;
-		unmap(out);
+		px_addr_unmap(out);
 		return 0;
 	}
 	return -1;
@@ -169,6 +169,20 @@ bool px_addr_eq(const struct px_addr *a, const struct px_addr *b)
 {
 	return a->family == b->family &&
 	       !memcmp(a->a, b->a, a->family == 4 ? 4 : 16);
+}
+
+bool px_addr_same(const struct px_addr *r, const struct px_addr *a)
+{
+	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	struct px_addr v4 = { .family = 4 };
+
+	if (px_addr_eq(r, a))
+		return true;
+	if (a->family != 6 || r->family != 4 ||
+	    (memcmp(a->a, mapped_prefix, 12) && memcmp(a->a, nat64, 12)))
+		return false;
+	memcpy(v4.a, a->a + 12, 4);
+	return px_addr_eq(r, &v4);
 }
 
 static char *dec(char *o, unsigned v)

@@ -74,16 +74,18 @@ enum px_addr_verdict px_addr_check(const struct plan *p,
 				   long *rule)
 {
 	const struct px_addr *pin = px_pin(p, h);
-	bool named = (h->kind == PX_IP && px_addr_eq(&h->addr, a)) ||
-		     (pin && px_addr_eq(pin, a));
+	bool named = (h->kind == PX_IP && px_addr_same(&h->addr, a)) ||
+		     (pin && px_addr_same(pin, a));
 
 	*rule = -1;
+	if (px_classify(a) == PX_UNSPEC)
+		return PXA_NONPUBLIC;
 	/* "net-deny 1.2.3.4" also refuses a name that resolves there. */
 	for (size_t i = 0; i < p->npx; i++) {
 		const struct px_rule *r = &p->px[i];
 
 		if (r->kind != PXR_IP || !port_match(r, port) ||
-		    !px_addr_eq(&r->addr, a))
+		    !px_addr_same(&r->addr, a))
 			continue;
 		if (r->deny) {
 			*rule = (long)i;
@@ -95,8 +97,10 @@ enum px_addr_verdict px_addr_check(const struct plan *p,
 		return PXA_OK;
 	if (px_classify(a) != PX_PUBLIC)
 		return PXA_NONPUBLIC;
-	for (size_t i = 0; i < nown; i++)
-		if (px_addr_eq(&own[i], a))
+	if (!own && nown)
+		return PXA_OWN;
+	for (size_t i = 0; own && i < nown; i++)
+		if (px_addr_same(&own[i], a))
 			return PXA_OWN;
 	return PXA_OK;
 }

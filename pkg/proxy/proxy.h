@@ -47,6 +47,11 @@ char *px_addr_text(const struct px_addr *a, char *buf);
 int px_addr_from_sa(const struct sockaddr *sa, socklen_t len,
 		    struct px_addr *out);
 bool px_addr_eq(const struct px_addr *a, const struct px_addr *b);
+/* Does a reach the address r names? a equals r, or a is ::ffff:R or
+ * 64:ff9b::R (IPv4-mapped, NAT64) for the IPv4 address R. */
+bool px_addr_same(const struct px_addr *r, const struct px_addr *a);
+/* ::ffff:a.b.c.d is stored as the IPv4 address it reaches. */
+void px_addr_unmap(struct px_addr *a);
 
 enum px_class {
 	PX_PUBLIC,		/* none of the below */
@@ -136,7 +141,11 @@ enum px_addr_verdict {
  * set; deny wins over names too), then a non-public one or one of
  * own[nown] (the host's interface addresses), unless an allow rule names
  * the address literally (for this port) or a net-resolve pin of h gives
- * it. */
+ * it. "Names" covers the IPv4-mapped and NAT64 forms of an IPv4 address
+ * (px_addr_same). An unspecified address (0.0.0.0, ::) is refused even
+ * when named: a connect to it reaches this host. own == NULL with nown
+ * != 0: the host's addresses are unknown (more than the proxy holds), so
+ * every address no rule names counts as possibly the host's (PXA_OWN). */
 enum px_addr_verdict px_addr_check(const struct plan *p,
 				   const struct px_host *h, unsigned port,
 				   const struct px_addr *a,

@@ -7,7 +7,7 @@ B=$PYSBX_BIN
 T=$(mktemp -d "$HOME/policy_net.XXXXXX")
 . "${PYSBX_TESTDIR:?}/lib.sh"
 
-echo "1..9"
+echo "1..10"
 
 cat >"$T/bad.policy" <<'P'
 unshare user net
@@ -77,4 +77,17 @@ pysbx: fatal: invalid policy $T/pin.policy" "run refuses it the same way, before
 sed -i 's/pypi.intenral/pypi.internal/; s/ uploads.example.org=10.0.0.6//' "$T/pin.policy"
 out=$("$B/pysbx" policy check "$T/pin.policy" 2>&1); rc=$?
 is "$rc:$out" "0:$T/pin.policy: ok" "... and accepts the pins once a rule can use them"
+# 0.0.0.0 and [::] as a destination reach this host's own services.
+cat >"$T/unspec.policy" <<'P'
+unshare user net
+net-proxy
+net-allow 0.0.0.0 [::]:80 x.test
+net-deny 0.0.0.0
+net-resolve x.test=0.0.0.0
+P
+out=$("$B/pysbx" policy check "$T/unspec.policy" 2>&1); rc=$?
+is "$rc:$out" "100:$T/unspec.policy:3:11: error: '0.0.0.0' is the unspecified address: a connect to it reaches this host; name the address you mean
+$T/unspec.policy:3:19: error: '[::]' is the unspecified address: a connect to it reaches this host; name the address you mean
+$T/unspec.policy:5:13: error: net-resolve 'x.test=0.0.0.0': '0.0.0.0' is the unspecified address: a connect to it reaches this host
+pysbx: 3 errors in $T/unspec.policy; nothing was started" "the unspecified address is refused in net-allow and net-resolve (net-deny may name it)"
 rm -rf "$T"

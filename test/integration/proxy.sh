@@ -95,7 +95,7 @@ print(eval(sys.argv[2]))' "$T/st" "$1" 2>&1
 }
 CURL=(curl -sS --max-time 20)
 
-echo "1..46"
+echo "1..48"
 
 # --- allowed, through CONNECT and plain HTTP ----------------------------
 
@@ -140,6 +140,13 @@ is "$(rec '[(x["host"], x["verdict"], x["status"], x["rule"], x["addr"]) for x i
 
 run allow "${CURL[@]}" -p -o /dev/null -w '%{http_connect}' "http://evil.test:$P1/"
 is "$out:$(rec 'e[0]["proto"], e[0]["status"]')" "403:('connect', 403)" "CONNECT to it: 403 too"
+
+# A loop of refused requests: every one has its record, the caller's
+# stderr gets at most 10 lines a second and then a count.
+run allow sh -c "i=0; while [ \$i -lt 40 ]; do curl -sS -o /dev/null http://evil.test:$P1/; i=\$((i+1)); done; sleep 1.2; curl -sS -o /dev/null http://evil.test:$P1/"
+n=$(grep -c '^pysbx-proxy: denied' "$T/err")
+is "$(rec 'len(e)'):$((n >= 10 && n <= 31))" "41:1" "41 refusals: 41 egress records, at most 10 stderr lines a second ($n)"
+check "... and a line counting the ones not shown" grep -q '^pysbx-proxy: [0-9]* more refusals in one second not shown here' "$T/err"
 
 pol deny "net-resolve a.deny.test=127.0.0.1" \
 	"net-allow *.deny.test" "net-deny b.deny.test" "net-allow b.deny.test"

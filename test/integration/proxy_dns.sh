@@ -42,7 +42,8 @@ pids+=($!)
 cat >"$T/dns.py" <<'EOF'
 import socket, struct, sys
 table = {"dns.test": ["127.0.0.1"], "public.test": ["198.51.100.7"],
-         "two.test": ["127.0.0.2", "127.0.0.1"]}
+         "two.test": ["127.0.0.2", "127.0.0.1"], "mapped.test": []}
+table6 = {"mapped.test": ["::ffff:127.0.0.1"]}
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", 53))
 log = open(sys.argv[1], "a", buffering=1)
@@ -71,6 +72,10 @@ while True:
         for a in addrs:
             ans += b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04" + socket.inet_aton(a)
             n += 1
+    if qtype == 28:
+        for a in table6.get(name, []):
+            ans += b"\xc0\x0c\x00\x1c\x00\x01\x00\x00\x00\x3c\x00\x10" + socket.inet_pton(socket.AF_INET6, a)
+            n += 1
     s.sendto(qid + b"\x81\x80\x00\x01" + struct.pack(">H", n) + b"\x00\x00\x00\x00" + question + ans, peer)
 EOF
 "$PY" "$T/dns.py" "$T/dns.log" &
@@ -91,13 +96,13 @@ dev /dev
 tmpfs /tmp
 env PATH=/usr/bin:/bin
 net-proxy
-net-allow dns.test two.test nx.test public.test
+net-allow dns.test two.test nx.test public.test mapped.test
 net-allow 127.0.0.1:$PORT
 EOF
 chmod 0644 "$T/p.policy"
 run() { out=$("$B/pysbx" run -p "$T/p.policy" --status-fd 3 -- "$@" 2>"$T/err" 3>"$T/st"); rc=$?; }
 
-echo "1..6"
+echo "1..7"
 
 run curl -sS --max-time 20 "http://dns.test:$PORT/"
 is "$rc:$out" "0:hello" "a name resolved by the proxy over DNS (the forged answer ignored)"
@@ -107,6 +112,10 @@ is "$(grep -o '"addr":"[^"]*"' "$T/st")" '"addr":"127.0.0.1"' "... connected to 
 run curl -sS --max-time 20 "http://two.test:$PORT/"
 is "$rc:$out:$(grep -o '"addr":"[^"]*"' "$T/st")" '0:hello:"addr":"127.0.0.1"' \
 	"of two loopback answers, only the one a rule names is used"
+
+run curl -sS --max-time 20 "http://mapped.test:$PORT/"
+is "$rc:$out:$(grep -o '"addr":"[^"]*"' "$T/st")" '0:hello:"addr":"127.0.0.1"' \
+	"an AAAA answer ::ffff:127.0.0.1 is 127.0.0.1 for the rules (the one that names it allows it)"
 
 run curl -sS --max-time 20 -w '%{http_code}' "http://nx.test:$PORT/"
 is "$out" "pysbx-proxy: unable to resolve nx.test: no such name

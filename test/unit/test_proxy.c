@@ -390,6 +390,28 @@ static void addr_checks(void)
 	is_int(px_addr_check(&mp, &h, 80, &a, own, 1, &rule), PXA_OWN,
 	       "... unless it is one of the host's own addresses");
 	{
+		struct px_addr m = { .family = 6 };
+
+		m.a[10] = m.a[11] = 0xff;
+		memcpy(m.a + 12, a.a, 4);
+		is_int(px_addr_check(&mp, &h, 80, &m, own, 1, &rule), PXA_OWN,
+		       "... also in its IPv4-mapped form (an AAAA answer)");
+	}
+	is_int(px_addr_check(&mp, &h, 80, &a, NULL, 1, &rule), PXA_OWN,
+	       "the host's addresses unknown (too many): an unnamed public "
+	       "address may be one of them");
+	px_addr_parse("0.0.0.0", 7, &a);
+	is_int(px_addr_check(&mp, &h, 80, &a, NULL, 0, &rule), PXA_NONPUBLIC,
+	       "the unspecified address 0.0.0.0 is refused");
+	{
+		struct px_host u;
+
+		px_host_parse("0.0.0.0", 7, false, &u);
+		is_int(px_addr_check(&mp, &u, 80, &a, NULL, 0, &rule),
+		       PXA_NONPUBLIC, "... even when the request names it");
+	}
+	px_addr_parse("93.184.216.34", 13, &a);
+	{
 		struct plan dp;
 
 		is_str(parse_into(&dp, NET "net-allow *.example.com\n"
@@ -405,6 +427,19 @@ static void addr_checks(void)
 		       PXA_DENIED, "... IPv6 with its port too");
 		is_int(px_addr_check(&dp, &h, 80, &a, NULL, 0, &rule), PXA_OK,
 		       "... but not on another port");
+		a.family = 6;	/* ::ffff:93.184.216.34, as an AAAA gives it */
+		memset(a.a, 0, 16);
+		a.a[10] = a.a[11] = 0xff;
+		a.a[12] = 93, a.a[13] = 184, a.a[14] = 216, a.a[15] = 34;
+		is_int(px_addr_check(&dp, &h, 80, &a, NULL, 0, &rule),
+		       PXA_DENIED, "an IPv4-mapped form of a denied address "
+		       "is refused by that rule");
+		is_int(px_addr_check(&dp, &h, 80, &a, own, 1, &rule),
+		       PXA_DENIED, "... before the own-address check");
+		a.a[1] = 0x64, a.a[2] = 0xff, a.a[3] = 0x9b;
+		a.a[10] = a.a[11] = 0;
+		is_int(px_addr_check(&dp, &h, 80, &a, NULL, 0, &rule),
+		       PXA_DENIED, "... and its NAT64 form 64:ff9b::/96");
 		plan_free(&dp);
 	}
 }
