@@ -43,7 +43,10 @@ mk() { # DIR EXTRA: 10x10x10 dirs, 25 files each, EXTRA more levels above the fi
 mk "$T/flat" 0
 mk "$T/deep" 1
 mkdir -p "$T/small" && git init -q "$T/small" && touch "$T/small"/f{1..10}
-[[ ${#AS[@]} == 0 ]] || chown -R 42999:42999 "$T/flat" "$T/deep" "$T/small"
+# protect's records (docs/MOUNT.md): a state directory of the run's own.
+mkdir -m 0700 "$T/state"
+export PYSBX_STATE_DIR=$T/state
+[[ ${#AS[@]} == 0 ]] || chown -R 42999:42999 "$T/flat" "$T/deep" "$T/small" "$T/state"
 cpu() { # POLICY WS [BIN]: mean CPU ms per run
 	"${AS[@]}" /usr/bin/python3 - "${3:-$T/bin}/pysbx" "$1" "$2" "$RUNS" <<'PY'
 import os, resource, subprocess, sys

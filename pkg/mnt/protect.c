@@ -2085,7 +2085,8 @@ static int record(struct walk *w)
 	r = 0;
 out:
 	if (r < 0)
-		diag_fail(w->d, EXIT_SYSCALL, e, "unable to record the protected tree %s (at %s:%u)",
+		diag_fail(w->d, EXIT_SYSCALL, e, "unable to record the "
+			  "protected tree %s (at %s:%u)",
 			  p->op->dst, p->op->pos.file, p->op->pos.line);
 	else if ((r = mnt_protect_record(w->d, key, buf, n)) >= 0) {
 		p->rec = r;
@@ -2211,6 +2212,7 @@ static bool host_dir(const struct plan *pl, const struct fs_op *op, char *out,
 		     size_t len)
 {
 	const struct fs_op *b = NULL;
+	const char *rest;
 
 	for (const struct fs_op *f = pl->fs; f < op; f++) {
 		size_t n = strlen(f->dst);
@@ -2221,9 +2223,12 @@ static bool host_dir(const struct plan *pl, const struct fs_op *op, char *out,
 		    (op->dst[n] == '/' || !op->dst[n] || n == 1))
 			b = f;
 	}
-	return b && snprintf(out, len, "%s%s", b->src,
-			     op->dst + (strlen(b->dst) == 1 ? 0 :
-					strlen(b->dst))) < (int)len;
+	if (!b)
+		return false;
+	/* bind / /: DIR is its own path; bind SRC /: SRC then DIR */
+	rest = op->dst + (strlen(b->dst) == 1 ? 0 : strlen(b->dst));
+	return snprintf(out, len, "%s%s", strcmp(b->src, "/") ? b->src : "",
+			*rest || strcmp(b->src, "/") ? rest : "/") < (int)len;
 }
 
 void mnt_protect_killed(struct diag *d, const struct plan *pl)

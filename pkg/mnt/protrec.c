@@ -1,15 +1,17 @@
 /* Protect records: what the check after the run needs, kept where the
  * sandbox cannot reach while the run lasts, so that a run whose pid 1 was
  * SIGKILLed from outside (a tree kill, a cgroup kill) is still checked,
- * by the next start on the same directory (docs/MOUNT.md "protect").
+ * by the next start of a sandbox that protects a directory (docs/MOUNT.md
+ * "protect").
  *
- * The state directory (state_where) holds one file per protect directive of each live run, made by its
- * pid 1 before the target starts and flock()ed by it until its check is
- * done: a record whose lock can be taken belongs to a run whose pid 1 is
- * gone without its check. The directory must be the caller's, 0700, with
- * nobody else able to replace a directory above it, and lie below no
- * source the plan binds read-write: the sandbox can then neither forge,
- * delete nor plant a record. */
+ * The state directory (state_where) holds one file per protect directive
+ * of each live run, made by its pid 1 before the target starts and
+ * flock()ed by it until its check is done: a record whose lock can be
+ * taken belongs to a run whose pid 1 is gone without its check. The
+ * directory must be the caller's, 0700, with nobody else able to replace
+ * a directory above it, and lie below no source the plan binds
+ * read-write: the sandbox can then neither forge, delete nor plant a
+ * record. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -172,8 +172,8 @@ is "$(host_commit "$W")" clean "... also when the run that made it is killed (ki
 SD=$HOME/.local/state/pysbx
 recs() { ls -A "$SD" 2>/dev/null | grep -c '^run-'; }
 # hardkill WS HOW SCRIPT: agent-shell on WS runs SCRIPT, then sleeps; once
-# it made .planted, kill -9 of pid 1 (HOW=pid1) or of pid 1 then every
-# other pid of the run (HOW=tree); waits for every process to be gone.
+# it made .planted, kill -9 of pid 1 (HOW=pid1) or of every pid of the
+# run (HOW=tree); waits for every process to be gone.
 hardkill() {
 	local ws=$1 how=$2 p mon p1
 	setsid "$B/pysbx" run --status-fd 3 -p "$P/agent-shell.policy" -D WORKSPACE="$ws" -- /bin/sh -c "EVIL='$EVIL'
@@ -183,6 +183,9 @@ touch .planted && exec sleep 1000" >"$T/killed.out" 2>&1 3>"$T/killed.st" &
 	p=$!
 	wait_for test -e "$ws/.planted" || echo "# not planted: $(cat "$T/killed.out")"
 	mon=$(pgrep -P "$p" -x pysbx-mount) && p1=$(pgrep -P "$mon" -x pysbx-mount)
+	# tree: every pid of the run stopped first, then killed, as a
+	# cgroup kill does (none of them sees another die).
+	[[ $how == tree ]] && kill -STOP "$p1" "$mon" "$p"
 	kill -9 "$p1"
 	[[ $how == tree ]] && kill -9 "$mon" "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
@@ -234,7 +237,7 @@ pc=$!
 wait_for test -e "$W/.planted"
 run "$W" true
 n0=$(recs)
-mon=$(pgrep -P "$pc" -x pysbx-mount) && kill -9 "$(pgrep -P "$mon" -x pysbx-mount)" && kill -9 "$mon" "$pc"
+mon=$(pgrep -P "$pc" -x pysbx-mount) && p1=$(pgrep -P "$mon" -x pysbx-mount) && kill -STOP "$p1" "$mon" "$pc" && kill -9 "$p1" "$mon" "$pc"
 wait "$pc" 2>/dev/null
 wait_for eval '! pgrep -u "$(id -u)" -f "sleep 1000" >/dev/null'
 o1=$out
