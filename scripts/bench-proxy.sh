@@ -54,7 +54,7 @@ fi || { echo "bench-proxy.sh: fatal: the measurement failed" >&2; exit 111; }
 L1=$(load)
 
 {
-	cat <<EOF2
+	fmt -w 72 <<EOF2
 ## Egress proxy (issue 23)
 
 Written by \`scripts/bench-proxy.sh\` (BENCH_TPUT_N=$BENCH_TPUT_N
@@ -68,8 +68,8 @@ reading into a 1 MiB buffer, on the host (direct) and inside a
 \`net-proxy\` sandbox through a CONNECT tunnel (proxy). Start-up is
 \`pysbx run -p P -- /bin/true\` for the same policy with and without
 \`net-proxy\`.
-
 EOF2
+	echo
 	cat "$W/table"
 	cat <<'EOF2'
 

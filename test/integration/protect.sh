@@ -284,8 +284,8 @@ sh_in "$W" 'for i in $(seq 100 416); do mkdir -p big/d$i && (cd big/d$i && mkdir
 [[ $rc == 111 && $out == *made* && $st == *'"what":"unchecked","path":"'"$W"'"'* && $out == *"$W holds more than 100000 directories"* ]] &&
 	ok "a run that makes more than 100,000 directories exits 111 and says its check after the run stopped (stderr and status record)" ||
 	not_ok "unchecked after the run" "rc $rc" "$out" "$st"
-sh_in "$W" 'echo ran'
-[[ $rc == 111 && $out != *ran* && $out == *"unable to protect $W: more than 100000 directories below it"*hint:* ]] &&
+sh_in "$W" 'echo sandbox-ran'
+[[ $rc == 111 && $out != *sandbox-ran* && $out == *"unable to protect $W: more than 100000 directories below it"*hint:* ]] &&
 	ok "... and the next run is refused at its start (exit 111, with a hint)" || not_ok "refused at start" "rc $rc" "$out"
 rm -rf "$SHM"
 else
@@ -357,8 +357,8 @@ sh_in "$W" 'printf "%s\n" "$EVIL" > a/b/c/d/e/sub/.githooks/pre-commit; true'
 is "$(host_commit "$W/a/b/c/d/e/sub")" clean "a submodule deeper than the scan's depth with core.hooksPath=.githooks: its hooks dir is protected"
 W=$T/r8e && newrepo "$W" && printf '[include]\n\tpath = .gitconfig\n\tpath = ./.gitconfig\n' >"$W/.gitconfig" &&
 	$GIT -C "$W" config include.path ../.gitconfig
-sh_in "$W" 'echo ran'
-[[ $rc == 111 && $out != *ran* && $out == *"more than 64 config files included"* ]] &&
+sh_in "$W" 'echo sandbox-ran'
+[[ $rc == 111 && $out != *sandbox-ran* && $out == *"more than 64 config files included"* ]] &&
 	ok "a config that includes itself twice per level is refused (exit 111), not read 2^10 times" || not_ok "include fan-out refused" "rc $rc: $out"
 
 # --- hard links and files created during the run ---------------------------
@@ -377,8 +377,8 @@ is "$rc:$([[ -e $W/.git/hooks/post-checkout ]] && echo hook)" "3:" "a new hook d
 
 # --- planted symlinks leading out, control bytes in names -----------------
 W=$T/r11 && mkdir -p "$W" && ln -s /etc/hostname "$W/.env" && ln -s /nonexistent "$W/secrets"
-sh_in "$W" 'echo ran'
-[[ $rc == 0 && $out == *ran* && $out == *".env is a symlink that leads out"* ]] &&
+sh_in "$W" 'echo sandbox-ran'
+[[ $rc == 0 && $out == *sandbox-ran* && $out == *".env is a symlink that leads out"* ]] &&
 	ok "a planted protected-name symlink leading out no longer stops the run (reported)" || not_ok "a planted symlink leading out" "rc $rc: $out"
 ESC=$'\e'
 W=$T/r12 && mkdir -p "$W" && ln -s /nonexistent "$W/.env.${ESC}]52;c;cHduZWQ=${ESC}\\x"
