@@ -504,25 +504,6 @@ int sc_list(struct diag *d, struct sc_filter *f, int fd)
 	return 0;
 }
 
-int sc_no_new_privs(struct diag *d)
-{
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return diag_fail(d, EXIT_SYSCALL, errno,
-				 "unable to set no_new_privs");
-	return 0;
-}
-
-static void load_hint(struct diag *d, int err)
-{
-	if (err == ENOSYS || err == EINVAL)
-		diag_hint(d, "the kernel lacks seccomp filters "
-			  "(CONFIG_SECCOMP_FILTER), or a container's own filter "
-			  "refuses seccomp(2)");
-	else if (err == EACCES)
-		diag_hint(d, "no_new_privs is not set and the process lacks "
-			  "CAP_SYS_ADMIN");
-}
-
 int sc_load(struct diag *d, struct sc_filter *f)
 {
 	struct sock_filter *insns;
@@ -547,7 +528,7 @@ int sc_load(struct diag *d, struct sc_filter *f)
 	e = errno;
 	free(insns);
 	diag_fail(d, EXIT_SYSCALL, e, "unable to load the seccomp filter");
-	load_hint(d, e);
+	sc_load_hint(d, e);
 	return -1;
 }
 
@@ -622,7 +603,7 @@ int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
 		return sc_load(d, f);
 	if (fd < 0) {
 		diag_fail(d, EXIT_SYSCALL, e, "unable to load the seccomp filter");
-		load_hint(d, e);
+		sc_load_hint(d, e);
 		return -1;
 	}
 	/* From here on a kill waits for pid 1: without the listener there
@@ -693,27 +674,4 @@ int sc_bpf_read(struct diag *d, const char *path, struct sock_filter **insns,
 	*insns = (struct sock_filter *)buf;
 	*n = off / sizeof(struct sock_filter);
 	return 0;
-}
-
-int sc_bpf_load(struct diag *d, const char *what,
-		const struct sock_filter *insns, size_t n)
-{
-	struct sock_fprog prog = { (unsigned short)n,
-				   (struct sock_filter *)insns };
-
-	alloc_prefault(0);	/* as in sc_load */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
-		return 0;
-	if (errno == EINVAL) {
-		diag_fail(d, EXIT_USAGE, errno, "the kernel refused the BPF "
-			  "program %s", what);
-		diag_hint(d, "it is not a valid seccomp program (classic BPF, "
-			  "ending in a return, jumps in range), or the kernel "
-			  "lacks seccomp filters");
-		return -1;
-	}
-	diag_fail(d, EXIT_SYSCALL, errno, "unable to load the BPF program %s",
-		  what);
-	load_hint(d, errno);
-	return -1;
 }

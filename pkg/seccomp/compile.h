@@ -86,6 +86,8 @@ int sc_list(struct diag *d, struct sc_filter *f, int fd);
  * what keeps a setuid binary from running with the filter's denials
  * against it. 0 or -1 (111). */
 int sc_no_new_privs(struct diag *d);
+/* The hint after a failed seccomp(2) load that failed with err. */
+void sc_load_hint(struct diag *d, int err);
 
 /* Load the compiled filter into this process. no_new_privs must be set.
  * 0 or -1 (111, with a hint when the kernel lacks seccomp). */
