@@ -49,13 +49,4 @@ T="-- $W/ws/bench_true"
 	-n namespaces+probe "$R -D LANDLOCK_ONLY=allow $T" \
 	-n landlock-only "$R -D LANDLOCK_ONLY=always $T" >"$W/res/log" 2>&1 ||
 	{ cat "$W/res/log" >&2; exit 111; }
-python3 - "$W/res/modes.json" <<'EOF'
-import json, statistics, sys
-r = json.load(open(sys.argv[1]))["results"]
-base = statistics.median(r[0]["times"])
-print("| start of agent-shell.policy | median ms | min–max ms | ÷ namespaces |")
-print("|---|---|---|---|")
-for x in r:
-    m = statistics.median(x["times"])
-    print(f"| {x['command']} | {m*1e3:.2f} | {min(x['times'])*1e3:.2f}–{max(x['times'])*1e3:.2f} | {m/base:.2f}× |")
-EOF
+python3 scripts/bench/table.py "$W/res/modes.json" "start of agent-shell.policy"

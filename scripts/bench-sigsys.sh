@@ -58,15 +58,6 @@ cmds=(-n supervised "$W/build/bin/pysbx run -p $W/policies/python.policy $A"
 "${run[@]}" hyperfine -N --warmup "${BENCH_WARMUP:-5}" --runs "${BENCH_RUNS:-60}" \
 	--export-json "$W/res/sigsys.json" "${cmds[@]}" >"$W/res/log" 2>&1 ||
 	{ cat "$W/res/log" >&2; exit 111; }
-python3 - "$W/res/sigsys.json" <<'EOF'
-import json, statistics, sys
-r = json.load(open(sys.argv[1]))["results"]
-base = statistics.median(r[0]["times"])
-print("| start of python.policy | median ms | min–max ms | ÷ supervised |")
-print("|---|---|---|---|")
-for x in r:
-    m = statistics.median(x["times"])
-    print(f"| {x['command']} | {m*1e3:.2f} | {min(x['times'])*1e3:.2f}–{max(x['times'])*1e3:.2f} | {m/base:.2f}× |")
-EOF
+python3 scripts/bench/table.py "$W/res/sigsys.json" "start of python.policy"
 echo
 echo "load: $(uptime | sed 's/.*load average: //')"
