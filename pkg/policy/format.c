@@ -602,17 +602,14 @@ static void render(struct out *o, const struct plan *p, int wp)
 		sc_rule(o, wp, &p->sc[i]);
 	landlock(o, p, wp);
 	line(o, wp, at(p, PAT_TIMEOUT), "timeout");
-	if (p->timeout_ms && wp)
-		dur(o, p->timeout_ms, 0);
-	else if (p->timeout_ms)
+	/* The plan too keeps the unit the policy wrote: a step's `policy
+	 * show` then prints what the front door's does (exact either way). */
+	if (p->timeout_ms)
 		dur_w(o, p->timeout_ms, p->timeout_unit);
 	else
 		add(o, " none");
 	add(o, " kill-after");
-	if (wp)
-		dur(o, p->kill_after_ms, 0);
-	else
-		dur_w(o, p->kill_after_ms, p->kill_after_unit);
+	dur_w(o, p->kill_after_ms, p->kill_after_unit);
 	add(o, "\n");
 	if (p->die_with_parent) {
 		line(o, wp, at(p, PAT_DWP), "die-with-parent");

@@ -366,6 +366,38 @@ static char **step_argv(char **next, int *argc)
 	return a;
 }
 
+/* pysbx-landlock, which `pysbx run` puts before pysbx-seccomp for a
+ * policy that says `landlock yes`: its own options (--paths, --abi) and
+ * the common ones; returns where its next program starts. */
+static char **skip_landlock(char **next)
+{
+	static struct option longopts[] = {
+		CHAIN_LONGOPTS,
+		{ "paths", required_argument, NULL, 1000 },
+		{ "abi", required_argument, NULL, 1001 },
+		{ 0 },
+	};
+	struct diag sd = DIAG_INIT("landlock", "step");
+	struct chain sc;
+	int argc, opt, r = 0;
+	char **argv = step_argv(next, &argc);
+
+	chain_init(&sc, "step");
+	optind = 0;
+	while (r >= 0 && (opt = getopt_long(argc, argv, CHAIN_SHORTOPTS,
+					    longopts, NULL)) != -1)
+		if (opt < 1000)
+			r = chain_opt(&sd, &sc, opt, optarg) > 0 ? 0 : -1;
+	if (r >= 0)
+		r = chain_args_done(&sd, &sc, argc, argv);
+	if (r < 0 || sc.policy || sc.vars.n || !sc.next || sc.next < argv + 5)
+		fuzz_die("fuzz_args", "pysbx run: pysbx-landlock misread its "
+			 "argv", sd.msg, NULL);
+	next += sc.next - argv - 4;
+	free(argv);
+	return next;
+}
+
 /* The guard's argv that `pysbx run` built, as the chain reads it: the
  * guard finds pysbx-mount with the same -p, -D and --allow-untrusted;
  * mount finds exec, exec finds seccomp (common options), and seccomp's
@@ -426,6 +458,10 @@ static void check_run_argv(const struct chain *c, const struct run_argv *ra,
 		int argc, opt, r = 0;
 		char **argv;
 
+		if (i == 2 && !strncmp(next[0], dir, dlen) &&
+		    next[0][dlen] == '/' &&
+		    !strcmp(next[0] + dlen + 1, "pysbx-landlock"))
+			next = skip_landlock(next);
 		if (strncmp(next[0], dir, dlen) || next[0][dlen] != '/' ||
 		    strcmp(next[0] + dlen + 1, steps[i]))
 			fuzz_die("fuzz_args", "pysbx run: a step is not next",
