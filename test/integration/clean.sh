@@ -459,7 +459,7 @@ t = open(sys.argv[1]).read()
 m = re.search(r"^@\S+ bind (\S+) /scratch$", t, re.M)
 assert t.startswith("pysbx-plan 1"), t[:40]
 assert m and re.fullmatch(re.escape(sys.argv[2]) + r"/pysbx-[0-9a-f]{16}", m.group(1)), t
-assert re.search(r"^@\S+ timeout 60000ms kill-after 2000ms$", t, re.M), t
+assert re.search(r"^@\S+ timeout 1m kill-after 2s$", t, re.M), t
 ' "$T/plan" "$T/sp"
 check "chain: the scratch directory is gone afterwards" test -z "$(ls -A "$T/sp")"
 
