@@ -539,7 +539,7 @@ __MUTATIONS__
 
 @@ name: seccomp-nnp-skipped
 @@ invariant: DESIGN 5: no_new_privs (pysbx-seccomp standalone needs it to load the filter)
-@@ file: pkg/seccomp/compile.c
+@@ file: pkg/seccomp/load.c
 @@ tests: integration/seccomp
 -	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 +	if (0)
