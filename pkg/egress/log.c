@@ -68,6 +68,13 @@ void eg_log_conn(const struct eg_ctx *c, const struct conn *k, uint64_t now)
 		;
 }
 
+/* One line to the caller's stderr, whole (retried only on EINTR). */
+static void put_err(const char *line, size_t n)
+{
+	while (write(2, line, n) < 0 && errno == EINTR)
+		;
+}
+
 /* At most EG_DENY_LINES lines a second: a loop of refused requests must
  * not flood the caller's terminal or log (the status records keep every
  * one). */
@@ -87,8 +94,7 @@ void eg_log_denied(const struct conn *k)
 				      "here (each has its status record)\n",
 				      hidden) : 0;
 		if (n > 0)
-			while (write(2, line, (size_t)n) < 0 && errno == EINTR)
-				;
+			put_err(line, (size_t)n);
 		second = s;
 		shown = hidden = 0;
 	}
@@ -102,7 +108,6 @@ void eg_log_denied(const struct conn *k)
 		     k->req.kind == PX_SOCKS5 ? "SOCKS5 CONNECT" : "HTTP",
 		     k->req.host.name, k->req.port, k->reason);
 	if (n > 0)
-		while (write(2, line, (size_t)n < sizeof(line) ? (size_t)n :
-			     sizeof(line) - 1) < 0 && errno == EINTR)
-			;
+		put_err(line, (size_t)n < sizeof(line) ? (size_t)n :
+			sizeof(line) - 1);
 }

@@ -116,6 +116,8 @@ static int ip6(const char *s, size_t n, uint8_t *out)
 
 static const uint8_t mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0,
 					   0, 0, 0xff, 0xff };
+/* 64:ff9b::/96, the well-known NAT64 prefix: an IPv4 address inside. */
+static const uint8_t nat64_prefix[12] = { 0, 0x64, 0xff, 0x9b };
 
 /* ::ffff:a.b.c.d reaches a.b.c.d: store it as that. */
 void px_addr_unmap(struct px_addr *a)
@@ -173,13 +175,12 @@ bool px_addr_eq(const struct px_addr *a, const struct px_addr *b)
 
 bool px_addr_same(const struct px_addr *r, const struct px_addr *a)
 {
-	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
 	struct px_addr v4 = { .family = 4 };
 
 	if (px_addr_eq(r, a))
 		return true;
 	if (a->family != 6 || r->family != 4 ||
-	    (memcmp(a->a, mapped_prefix, 12) && memcmp(a->a, nat64, 12)))
+	    (memcmp(a->a, mapped_prefix, 12) && memcmp(a->a, nat64_prefix, 12)))
 		return false;
 	memcpy(v4.a, a->a + 12, 4);
 	return px_addr_eq(r, &v4);
@@ -288,7 +289,6 @@ static enum px_class class4(const uint8_t *a)
 
 enum px_class px_classify(const struct px_addr *ad)
 {
-	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
 	const uint8_t *a = ad->a;
 	uint8_t z[16] = { 0 };
 
@@ -300,7 +300,7 @@ enum px_class px_classify(const struct px_addr *ad)
 		return PX_LOOPBACK;
 	if (!memcmp(a, mapped_prefix, 12))	/* not unmapped by the caller */
 		return class4(a + 12);
-	if (!memcmp(a, nat64, 12))
+	if (!memcmp(a, nat64_prefix, 12))
 		return class4(a + 12);
 	if (!memcmp(a, z, 12))			/* ::a.b.c.d, deprecated */
 		return PX_RESERVED;
