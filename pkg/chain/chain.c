@@ -527,8 +527,8 @@ int chain_drop_step(char **next, const char *name)
 	return 1;
 }
 
-int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
-		    char *const envp[], bool both)
+static int open_next(struct diag *d, struct chain *c, const struct plan *p,
+		     char *const envp[], bool both)
 {
 	size_t i = 0;
 
@@ -556,6 +556,18 @@ int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
 		c->pass_fds[c->npass++] = fd;
 	}
 	return 0;
+}
+
+/* The programs of a step share most of their directories: walked once. */
+int chain_open_next(struct diag *d, struct chain *c, const struct plan *p,
+		    char *const envp[], bool both)
+{
+	int r;
+
+	trust_memo(true);
+	r = open_next(d, c, p, envp, both);
+	trust_memo(false);
+	return r;
 }
 
 int chain_execveat(int fd, char **argv, char *const envp[])

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "guard/guard.h"
+#include "trust/trust.h"
 
 extern char **environ;
 
@@ -127,8 +128,8 @@ static bool no_plan(const struct chain *c, const struct guard_opts *o)
 	       !o->scratch_parent;
 }
 
-int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
-		  struct scratch *s)
+static int resolve(struct diag *d, struct chain *c, struct guard_opts *o,
+		   struct scratch *s)
 {
 	struct plan p;
 	int fd, r = -1;
@@ -219,5 +220,18 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 out:
 	/* The guard keeps no copy: its own part is in o. */
 	plan_free(&p);
+	return r;
+}
+
+/* One start's trust checks (the policy, its includes, this program, the
+ * first step) share what they learn of the directories above them. */
+int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
+		  struct scratch *s)
+{
+	int r;
+
+	trust_memo(true);
+	r = resolve(d, c, o, s);
+	trust_memo(false);
 	return r;
 }

@@ -70,6 +70,53 @@ static struct node node_of(const struct stat *st)
 			      st->st_dev, st->st_ino };
 }
 
+/* What lstat said of the directories the walks of one start passed
+ * ("/", /usr, /usr/local, ...: the policy, its includes and each pysbx
+ * program share most of them), between trust_memo(true) and
+ * trust_memo(false). Only for directories above a walked file, never
+ * for the file itself, and never beyond one start: a directory checked
+ * once is not checked again for the next start of a long-lived caller
+ * (pysbx session). The same race as a second lstat a moment later. */
+#define MEMO_MAX 32
+static struct {
+	int on;
+	size_t n;
+	struct { char *path; struct node node; } e[MEMO_MAX];
+} memo;
+
+void trust_memo(bool on)
+{
+	if (on) {
+		memo.on++;
+		return;
+	}
+	if (memo.on && --memo.on)
+		return;
+	for (size_t i = 0; i < memo.n; i++)
+		free(memo.e[i].path);
+	memo.n = 0;
+}
+
+/* lstat of a directory on the way, from the memo when it has it. */
+static int lstat_dir(const char *path, struct node *out, struct stat *st)
+{
+	for (size_t i = 0; memo.on && i < memo.n; i++)
+		if (!strcmp(memo.e[i].path, path)) {
+			*out = memo.e[i].node;
+			st->st_mode = out->mode;
+			return 0;
+		}
+	if (fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	*out = node_of(st);
+	if (memo.on && memo.n < MEMO_MAX && S_ISDIR(st->st_mode) &&
+	    (memo.e[memo.n].path = strdup(path))) {
+		memo.e[memo.n].node = *out;
+		memo.n++;
+	}
+	return 0;
+}
+
 /* Append one lstat'ed component to w (w->real holds the path so far).
  * 0, or 1 when realpath(3) must decide: a symlink, a name that is not a
  * directory where one is needed, or any failure but a missing name
@@ -85,11 +132,16 @@ static int step(struct walked *w, const char *name, size_t len, bool last)
 		w->real[at++] = '/';
 	memcpy(w->real + at, name, len);
 	w->real[at + len] = '\0';
-	if (fstatat(AT_FDCWD, w->real, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (last) {
+		if (fstatat(AT_FDCWD, w->real, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? -1 : 1;
+		w->node[w->n] = node_of(&st);
+	} else if (lstat_dir(w->real, &w->node[w->n], &st) < 0) {
 		return errno == ENOENT ? -1 : 1;
+	}
 	if (S_ISLNK(st.st_mode) || (!last && !S_ISDIR(st.st_mode)))
 		return 1;
-	w->node[w->n++] = node_of(&st);
+	w->n++;
 	return 0;
 }
 
@@ -132,9 +184,9 @@ static int walk_plain(const char *path, struct walked *w)
 	w->n = 0;
 	if (!*path || path[strlen(path) - 1] == '/')
 		return 1;
-	if (fstatat(AT_FDCWD, "/", &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (lstat_dir("/", &w->node[0], &st) < 0)
 		return 1;
-	w->node[w->n++] = node_of(&st);
+	w->n = 1;
 	strcpy(w->real, "/");
 	/* A relative path: the working directory is canonical (getcwd);
 	 * each of its directories is checked like the rest, walked in
@@ -287,6 +339,7 @@ static int walk_check(struct diag *d, const char *path, const char *what,
 		w->leaf = w->node[w->n - 1];
 		return owner_check(d, w, path, what);
 	}
+	w->n = 0;	/* no nodes: under_by_inode stats on its own */
 	if (resolve(d, path, what, w->real) < 0)
 		return -1;
 	return owner_walk(d, w->real, path, what, &w->leaf);
@@ -317,6 +370,7 @@ static const char *resolve_src(const char *src, struct walked *w)
 
 	if (r == 0)
 		return w->real;
+	w->n = 0;
 	if (r < 0)
 		return NULL;	/* missing, as realpath would say */
 	return realpath(src, w->real);
@@ -347,8 +401,14 @@ static int rw_resolve(struct diag *d, const struct plan *p, struct rw_srcs *rw)
 				  !(rw->id = calloc(p->nfs, sizeof(*rw->id)))))
 			goto nomem;
 		src = resolve_src(f->src, &w);
-		if (!src || stat(src, &rw->id[i]) < 0)
+		if (!src)
 			continue;	/* binds nothing (a missing -try) */
+		if (w.n) {	/* walk_plain's lstat: no link, stat's answer */
+			rw->id[i].st_dev = w.node[w.n - 1].dev;
+			rw->id[i].st_ino = w.node[w.n - 1].ino;
+		} else if (stat(src, &rw->id[i]) < 0) {
+			continue;
+		}
 		if (!(rw->real[i] = strdup(src)))
 			goto nomem;
 	}
@@ -367,25 +427,40 @@ static void rw_free(const struct plan *p, struct rw_srcs *rw)
 	free(rw->id);
 }
 
+static long rw_match(const struct plan *p, const struct rw_srcs *rw,
+		     dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < p->nfs; i++)
+		if (rw->real[i] && rw->id[i].st_dev == dev &&
+		    rw->id[i].st_ino == ino)
+			return (long)i;
+	return -1;
+}
+
 /* The read-write source whose directory is real or one above it, by
  * device and inode: the same directory under another name (a bind
  * mount of it, a second mount of its filesystem) is caught where the
- * names differ. -1 if none. One stat per directory, only when the plan
- * binds something read-write. */
+ * names differ. -1 if none. The nodes of w when walk_plain resolved
+ * real (each component lstat'ed, none a symlink: what stat says too),
+ * else one stat per directory; only when the plan binds something
+ * read-write. */
 static long under_by_inode(const struct plan *p, const struct rw_srcs *rw,
-			   const char *real)
+			   const struct walked *w)
 {
 	char dir[PATH_MAX], *slash;
 	struct stat st;
+	long i;
 
-	snprintf(dir, sizeof(dir), "%s", real);
+	for (size_t k = w->n; k-- > 0;)
+		if ((i = rw_match(p, rw, w->node[k].dev, w->node[k].ino)) >= 0)
+			return i;
+	if (w->n)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", w->real);
 	for (;;) {
-		if (stat(dir, &st) == 0)
-			for (size_t i = 0; i < p->nfs; i++)
-				if (rw->real[i] &&
-				    rw->id[i].st_dev == st.st_dev &&
-				    rw->id[i].st_ino == st.st_ino)
-					return (long)i;
+		if (stat(dir, &st) == 0 &&
+		    (i = rw_match(p, rw, st.st_dev, st.st_ino)) >= 0)
+			return i;
 		slash = strrchr(dir, '/');
 		if (!slash || !strcmp(dir, "/"))
 			return -1;
@@ -396,10 +471,11 @@ static long under_by_inode(const struct plan *p, const struct rw_srcs *rw,
 /* real (resolved) must not lie under a source p binds read-write: by
  * name, and by the device and inode of each directory above it. */
 static int not_writable_inside(struct diag *d, const struct plan *p,
-			       const struct rw_srcs *rw, const char *real,
-			       const char *what)
+			       const struct rw_srcs *rw,
+			       const struct walked *w, const char *what)
 {
-	long by_inode = rw->real ? under_by_inode(p, rw, real) : -1;
+	const char *real = w->real;
+	long by_inode = rw->real ? under_by_inode(p, rw, w) : -1;
 
 	for (size_t i = 0; rw->real && i < p->nfs; i++) {
 		const struct fs_op *f = &p->fs[i];
@@ -428,7 +504,7 @@ static int check_file(struct diag *d, const struct plan *p,
 	struct walked w;
 
 	if (walk_check(d, path, what, &w) < 0 ||
-	    not_writable_inside(d, p, rw, w.real, what) < 0)
+	    not_writable_inside(d, p, rw, &w, what) < 0)
 		return -1;
 	return 0;
 }
@@ -455,10 +531,12 @@ int trust_plan(struct diag *d, const struct plan *p)
 	struct rw_srcs rw;
 	int r;
 
+	trust_memo(true);
 	r = rw_resolve(d, p, &rw);
 	if (r == 0)
 		r = check_all(d, p, &rw);
 	rw_free(p, &rw);
+	trust_memo(false);
 	return r;
 }
 
@@ -511,7 +589,7 @@ int trust_open_prog(struct diag *d, const struct plan *p, const char *path,
 		if (r == 0)
 			r = walk_check(d, path, "pysbx program", &w);
 		if (r == 0 && p)
-			r = not_writable_inside(d, p, &rw, w.real,
+			r = not_writable_inside(d, p, &rw, &w,
 						"pysbx program");
 		if (p)
 			rw_free(p, &rw);

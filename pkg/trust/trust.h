@@ -10,6 +10,13 @@
 #include "diag/diag.h"
 #include "policy/policy.h"
 
+/* Between trust_memo(true) and trust_memo(false) (nested pairs count),
+ * what the checks learnt of a directory above a checked file is reused
+ * by the next checks instead of asking the kernel again: one start's
+ * policy, includes and programs share most of their directories. The
+ * scope is one start, never longer. */
+void trust_memo(bool on);
+
 /* Check that path and every directory above it are owned by root or the
  * caller and not writable by group or others (a sticky directory such as
  * /tmp is accepted above a file the caller or root owns). what names the
