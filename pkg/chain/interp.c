@@ -173,7 +173,7 @@ int chain_explain_enoent(struct diag *d, const char *what, const char *path,
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf));

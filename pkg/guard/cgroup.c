@@ -108,7 +108,7 @@ int guard_cgroup_open(void)
 	    (size_t)snprintf(path, sizeof(path), "%s%s", mnt, own) >=
 		    sizeof(path))
 		return -1;
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	/* Delegated to the caller: its directory and cgroup.procs are the

@@ -136,7 +136,7 @@ int kill_descendants(pid_t pgid)
 
 	if (pgid > 0 && kill(-pgid, SIGKILL) == 0)
 		count++;
-	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	procfd = openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (procfd < 0)
 		return count;
 	fd = dup(procfd);

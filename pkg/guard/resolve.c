@@ -224,14 +224,17 @@ out:
 }
 
 /* One start's trust checks (the policy, its includes, this program, the
- * first step) share what they learn of the directories above them. */
+ * first step) share what they learn of the directories above them, and
+ * its two parses what the first one read. */
 int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 		  struct scratch *s)
 {
 	int r;
 
 	trust_memo(true);
+	policy_memo(true);
 	r = resolve(d, c, o, s);
+	policy_memo(false);
 	trust_memo(false);
 	return r;
 }

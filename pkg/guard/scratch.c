@@ -111,7 +111,7 @@ static int open_plain(const char *path, bool strict)
 
 	if (!canonical(path) || strlen(path) >= PATH_MAX)
 		return -1;
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (;;) {
 		if (fd < 0 || fstat(fd, &st) < 0 ||
 		    unsafe_dir(&st, *s ? 0 : strict ? 2 : 1))
@@ -152,7 +152,7 @@ static __attribute__((noinline)) int open_resolved(struct diag *d,
 				 EXIT_USAGE : EXIT_SYSCALL, errno,
 				 "unable to resolve %s %s", what, path);
 	snprintf(walk, sizeof(walk), "%s", out);
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno, "unable to open /");
 	for (p = walk;; p = NULL) {

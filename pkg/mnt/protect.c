@@ -1969,7 +1969,7 @@ int mnt_protect_check(struct diag *d, int code)
 	 * tree while it is checked. */
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;
-	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	root = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (size_t i = 0; root >= 0 && i < nprots; i++) {
 		char bad[PLAN_MAX_PATH + 1];
 

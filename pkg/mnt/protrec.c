@@ -188,7 +188,7 @@ int mnt_protect_state(struct diag *d, const struct mnt_ctx *m)
 			  "outside every directory the sandbox can write");
 		return -1;
 	}
-	state_fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	state_fd = openat(AT_FDCWD, real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (state_fd < 0 || fstat(state_fd, &st) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno, "unable to open the "
 				 "state directory %s", real);

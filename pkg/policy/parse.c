@@ -142,7 +142,8 @@ static char *read_file(const char *path, size_t *len, struct stat *st)
 {
 	/* O_NONBLOCK: opening a FIFO (or /proc/kmsg) must not hang; the
 	 * S_ISREG check below then refuses it. No effect on regular files. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = openat(AT_FDCWD, path,	/* musl's open adds an fcntl */
+			O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	char *buf = NULL;
 	size_t n = 0, cap;
 	int saved;
@@ -191,10 +192,70 @@ fail:
 	return NULL;
 }
 
+/* Between policy_memo(true) and policy_memo(false): the files read
+ * (kept, by the path the parser opened them by) and the built-in
+ * variables, so that the guard's second parse (with ${SCRATCH} known)
+ * reads nothing again. One start, never longer. */
+#define MEMO_FILES 16
+static struct {
+	int on;
+	bool builtins;	/* builtins() computed them for this start */
+	size_t n;
+	struct {
+		char *path, *buf;
+		size_t len;
+		struct stat st;
+	} f[MEMO_FILES];
+} memo;
+
+void policy_memo(bool on)
+{
+	if (on) {
+		memo.on++;
+		return;
+	}
+	if (memo.on && --memo.on)
+		return;
+	for (size_t i = 0; i < memo.n; i++) {
+		free(memo.f[i].path);
+		free(memo.f[i].buf);
+	}
+	memo.n = 0;
+	memo.builtins = false;
+}
+
+/* read_file, or what it read for this start. *owned: the caller frees
+ * the buffer (not kept in the memo). */
+static char *read_memo(const char *path, size_t *len, struct stat *st,
+		       bool *owned)
+{
+	char *buf;
+
+	*owned = false;
+	for (size_t i = 0; memo.on && i < memo.n; i++)
+		if (!strcmp(memo.f[i].path, path)) {
+			*len = memo.f[i].len;
+			*st = memo.f[i].st;
+			return memo.f[i].buf;
+		}
+	buf = read_file(path, len, st);
+	if (buf && memo.on && memo.n < MEMO_FILES &&
+	    (memo.f[memo.n].path = strdup(path))) {
+		memo.f[memo.n].buf = buf;
+		memo.f[memo.n].len = *len;
+		memo.f[memo.n].st = *st;
+		memo.n++;
+		return buf;
+	}
+	*owned = true;
+	return buf;
+}
+
 static int parse_file(struct ctx *c, const char *path, const struct pos *at)
 {
 	struct pos none = { path, 0, 0 };
 	struct stat st;
+	bool owned;
 	size_t len;
 	char *buf;
 	int r;
@@ -202,7 +263,7 @@ static int parse_file(struct ctx *c, const char *path, const struct pos *at)
 	if (!at)
 		at = &none;
 	memset(&st, 0, sizeof(st));
-	buf = read_file(path, &len, &st);
+	buf = read_memo(path, &len, &st, &owned);
 	if (!buf) {
 		if (errno == EFBIG && !st.st_size)
 			perr_at(c, at, at->col,
@@ -230,14 +291,16 @@ static int parse_file(struct ctx *c, const char *path, const struct pos *at)
 		if (c->dev[i] == st.st_dev && c->ino[i] == st.st_ino) {
 			perr_at(c, at, at->col,
 				"include cycle: '%s' includes itself", path);
-			free(buf);
+			if (owned)
+				free(buf);
 			return -1;
 		}
 	/* Kept for the trust checks: every file that shaped the plan. */
 	if (c->p->nfiles >= PLAN_MAX_FILES) {
 		perr_at(c, at, at->col, "more than %d policy files included",
 			PLAN_MAX_FILES);
-		free(buf);
+		if (owned)
+			free(buf);
 		return -1;
 	}
 	c->p->files[c->p->nfiles++] = path;
@@ -256,7 +319,8 @@ static int parse_file(struct ctx *c, const char *path, const struct pos *at)
 		r = parse_text(c, path, buf, len);
 	}
 	c->depth--;
-	free(buf);
+	if (owned)
+		free(buf);
 	return r;
 }
 
@@ -470,25 +534,32 @@ void policy_builtin_home(const char *home)
 static void builtins(struct vars *all, const struct vars *v)
 {
 	static char uid[24], gid[24], pwhome[PLAN_MAX_PATH + 1];
+	static const char *zone;
 	const char *home = builtin_home ? builtin_home : getenv("HOME");
 	struct passwd *pw;
 
-	snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
-	snprintf(gid, sizeof(gid), "%u", (unsigned)getgid());
+	if (!memo.builtins) {
+		snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+		snprintf(gid, sizeof(gid), "%u", (unsigned)getgid());
+		zone = localtime_zone();
+		/* The home the password database names: HOME may be unset,
+		 * /tmp (services, agent frameworks) or another directory
+		 * altogether, and credential masks must cover the real one
+		 * as well. */
+		pwhome[0] = '\0';
+		if ((pw = getpwuid(getuid())) && pw->pw_dir &&
+		    pw->pw_dir[0] == '/' && strlen(pw->pw_dir) < sizeof(pwhome))
+			strcpy(pwhome, pw->pw_dir);
+		memo.builtins = memo.on > 0;
+	}
 	memset(all, 0, sizeof(*all));
 	vars_set(all, "UID", uid);
 	vars_set(all, "GID", gid);
 	if (home && home[0] == '/')
 		vars_set(all, "HOME", home);
-	vars_set(all, "LOCALTIME", localtime_zone());
-	/* The home the password database names: HOME may be unset, /tmp
-	 * (services, agent frameworks) or another directory altogether,
-	 * and credential masks must cover the real one as well. */
-	if ((pw = getpwuid(getuid())) && pw->pw_dir && pw->pw_dir[0] == '/' &&
-	    strlen(pw->pw_dir) < sizeof(pwhome)) {
-		strcpy(pwhome, pw->pw_dir);
+	vars_set(all, "LOCALTIME", zone);
+	if (pwhome[0])
 		vars_set(all, "PASSWD_HOME", pwhome);
-	}
 	/* -D wins over built-ins: it is the caller's explicit word. The
 	 * total fits: -D is capped at PLAN_MAX_DEFINES by vars_add_arg. */
 	for (size_t i = 0; v && i < v->n; i++)

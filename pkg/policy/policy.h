@@ -304,6 +304,12 @@ const char *policy_zone_of_link(const char *link);
 int policy_parse_file(struct plan *p, const char *path, const struct vars *v,
 		      unsigned flags, struct perr *e);
 
+/* Between policy_memo(true) and policy_memo(false) (nested pairs count),
+ * each policy file is read once and the built-in variables computed
+ * once: a second parse of the same policy (the guard's, with ${SCRATCH}
+ * known) parses what the first one read. The scope is one start. */
+void policy_memo(bool on);
+
 /* Same, from a buffer (name is used in positions; includes are relative to
  * the directory of name). */
 int policy_parse_buf(struct plan *p, const char *name, const char *buf,

@@ -598,8 +598,8 @@ int trust_open_prog(struct diag *d, const struct plan *p, const char *path,
 	}
 	/* The resolved path, without following a link: the inode the
 	 * checks saw, which the fstat below confirms. */
-	fd = open(check ? w.real : path,
-		  O_PATH | O_CLOEXEC | (check ? O_NOFOLLOW : 0));
+	fd = openat(AT_FDCWD, check ? w.real : path,
+		    O_PATH | O_CLOEXEC | (check ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return diag_fail(d, errno == ENOENT || errno == ENOTDIR ?
 				 EXIT_NOTFOUND : EXIT_NOEXEC, errno,
