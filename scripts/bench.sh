@@ -24,7 +24,8 @@
 # scripts/bench/report.py. Tuning (environment): BENCH_WARMUP (3),
 # BENCH_RUNS (30), BENCH_LOOP_N (1000000), BENCH_BATCH (100),
 # BENCH_PARALLEL (4), BENCH_BATCH_RUNS (5), BENCH_LOOP_RUNS (5),
-# BENCH_PHASE_RUNS (40), BENCH_UID (4243).
+# BENCH_PHASE_RUNS (40), BENCH_UID (4243), BENCH_AB_PAIRS (40: the
+# headline's pairs, scripts/bench/ab.py).
 # About 4 minutes on a 2-vCPU machine.
 #
 # Exit: 0 when the report was written, 100 on bad usage, 111 when a tool
@@ -105,7 +106,7 @@ else
 	USER_DESC="uid $(id -u) ($(id -un 2>/dev/null || echo '?')), as invoked"
 fi
 pass=()
-for v in BENCH_WARMUP BENCH_RUNS BENCH_LOOP_N BENCH_LOOP_RUNS BENCH_BATCH BENCH_PARALLEL BENCH_BATCH_RUNS; do
+for v in BENCH_WARMUP BENCH_RUNS BENCH_LOOP_N BENCH_LOOP_RUNS BENCH_BATCH BENCH_PARALLEL BENCH_BATCH_RUNS BENCH_AB_PAIRS; do
 	[[ -n ${!v:-} ]] && pass+=("$v=${!v}")
 done
 

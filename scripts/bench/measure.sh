@@ -176,6 +176,19 @@ STD="--warmup $WARMUP --runs $RUNS"
 HD="-D WORKSPACE=$WS"
 AD="-D WORKSPACE=$WS -D SCRATCH_MODE=adopt -D SCRATCH_DIR=$SCR"
 
+# 0. The headline: pysbx against bwrap with the same view (the rows
+# "pysbx, net ns" and "bwrap, net ns" below), alternated pair by pair
+# by ab.py, which times each run and sums the CPU of its whole tree: on
+# the machine as it is, then with one busy loop per CPU beside it.
+AB_PAIRS=${BENCH_AB_PAIRS:-40}
+for ab in "ab:0" "ab-load:$(nproc)"; do
+	echo "bench: ${ab%%:*}" >&2
+	/usr/bin/python3 "$(dirname "$0")/ab.py" --pairs "$AB_PAIRS" \
+		--load "${ab#*:}" --json "$RES/${ab%%:*}.json" \
+		"pysbx" "$(pysbx_cmd "$POL" $T)" "bwrap" "$(bwrap_cmd net $T)" \
+		2>>"$LOG" || log "${ab%%:*}: ab.py failed"
+done
+
 # 1. start-up, static true, with and without the net namespace (both
 # orders: the headline ratios). "scratch adopted": pysbx binding the
 # directory bwrap binds instead of making and removing one per run (like
@@ -362,5 +375,7 @@ if command -v strace >/dev/null && have pysbx; then
 	strace -f -c -S time -o "$RES/strace-c.txt" $SCMD </dev/null >/dev/null 2>>"$LOG"
 	strace -f -T -tt -o "$RES/strace-T.txt" $SCMD </dev/null >/dev/null 2>>"$LOG"
 	strace -f -c -S time -o "$RES/strace-c-bwrap.txt" sh -c "exec $(bwrap_cmd net $T)" </dev/null >/dev/null 2>>"$LOG"
+	# bwrap alone (the shell that opens its fds is not traced).
+	sh -c "exec strace -f -c -o $RES/strace-c-bwrap-only.txt $(bwrap_cmd net $T)" </dev/null >/dev/null 2>>"$LOG"
 fi
 exit 0

@@ -154,6 +154,73 @@ p("the machine does between commands (a net namespace's deferred teardown,")
 p("a neighbour's burst) does not land on one side only. Absolute times vary")
 p("by machine; the targets are ratios.")
 p()
+# --- the headline: pysbx vs bwrap, pair by pair (scripts/bench/ab.py) --------
+
+
+def ab_load(name):
+    f = os.path.join(RES, name)
+    return json.load(open(f)) if os.path.exists(f) else None
+
+
+def strace_total(name):
+    f = os.path.join(RES, name)
+    if not os.path.exists(f):
+        return None
+    for line in open(f):
+        if line.rstrip().endswith("total"):
+            return int(line.split()[3])
+    return None
+
+
+AB = [(x, d) for x, d in (("as it was", ab_load("ab.json")),
+                          ("under load", ab_load("ab-load.json"))) if d]
+if AB:
+    p("## Headline: pysbx against bubblewrap with the same view")
+    p()
+    p(f"{M.get('date', '?')}, commit {M.get('commit', '?')}. `pysbx run -p")
+    p("policies/python.policy` over a static `true` against bubblewrap given")
+    p("the same view (row 3 of section 1: the same namespaces, net included,")
+    p("/etc, scratch bind, tmpfs size, hostname, environment, working")
+    p("directory and compiled filter), run alternately pair by pair, the order")
+    p("flipped every pair, by scripts/bench/ab.py. Wall: spawn to exit of the")
+    p("command's own process. CPU: user + system time of every process of")
+    p("the tree (ab.py is a child subreaper and reaps every orphan, so no")
+    p("process escapes the count). Ratios: pysbx ÷ bwrap, of the medians, and")
+    p("the min–median–max of the per-pair ratios.")
+    p()
+    p("| run | load before | pairs | pysbx wall ms (min–median–max) | bwrap wall ms | wall ratio | pair ratios | pysbx CPU ms | bwrap CPU ms | CPU ratio | pair ratios |")
+    p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, d in AB:
+        a, b = d["sides"]
+
+        def mmm(st):
+            return "{:.2f}–**{:.2f}**–{:.2f}".format(st["min"] * 1e3, st["median"] * 1e3, st["max"] * 1e3)
+
+        def rr(st):
+            return "{:.2f}–{:.2f}–{:.2f}".format(st["min"], st["median"], st["max"])
+        extra = f", +{d['load']} busy loops" if d.get("load") else ""
+        p(f"| {label}{extra} | {' '.join(d['load_before'])} | {d['pairs']} | "
+          f"{mmm(a['wall_stats'])} | {mmm(b['wall_stats'])} | **{d['median_ratio']['wall']:.2f}×** | "
+          f"{rr(d['pair_ratio']['wall'])} | {mmm(a['cpu_stats'])} | {mmm(b['cpu_stats'])} | "
+          f"**{d['median_ratio']['cpu']:.2f}×** | {rr(d['pair_ratio']['cpu'])} |")
+    p()
+    sp, sb = strace_total("strace-c.txt"), strace_total("strace-c-bwrap-only.txt")
+    if sp and sb:
+        p(f"System calls per start (`strace -f -c`, every process, waits included):")
+        p(f"pysbx {sp}, bwrap {sb}. test/integration/budget.sh holds pysbx's")
+        p("count per step to a budget.")
+        p()
+    try:
+        lb = float(AB[0][1]["load_before"][0])
+    except (ValueError, IndexError):
+        lb = 0
+    if lb > int(M.get("nproc", "1")) / 2:
+        p(f"The machine was not quiet for the first row (1-minute load {lb:.1f}")
+        p(f"on {M.get('nproc', '?')} CPUs, from other jobs): both sides waited for a CPU,")
+        p("which inflates the wall times of both and pulls their ratio towards 1;")
+        p("the CPU ratio is the steadier figure.")
+        p()
+
 p("## Machine")
 p()
 p("| | |")

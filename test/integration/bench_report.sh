@@ -7,9 +7,9 @@
 set -u
 . "${PYSBX_TESTDIR:?}/lib.sh"
 REPORT=${PYSBX_ROOT:?}/scripts/bench/report.py
-echo "1..21"
+echo "1..24"
 if [[ ! -f $REPORT ]] || ! command -v python3 >/dev/null; then
-	for i in $(seq 21); do skip "report.py or python3 missing"; done
+	for i in $(seq 24); do skip "report.py or python3 missing"; done
 	exit 0
 fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-report.XXXXXX") || exit 111
@@ -68,6 +68,25 @@ json.dump({"runs": 20, "warm_runs": 1000,
            "rss_kb": [320, 320], "rss_big_kb": [320, 1196],
            "idle_ticks": 0, "hz": 100, "load_end": 0.5},
           open(os.path.join(res, "session.json"), "w"))
+def ab(name, load, lb, wall, cpu, ratios):
+    st = lambda t: {"min": t[0] / 1e3, "median": t[1] / 1e3, "max": t[2] / 1e3}
+    json.dump({"pairs": 40, "load": load, "load_before": lb, "load_after": lb,
+               "sides": [{"name": n, "cmd": "cmd-" + n, "wall": [], "cpu": [],
+                          "wall_stats": st(w), "cpu_stats": st(c)}
+                         for n, w, c in zip(("pysbx", "bwrap"), wall, cpu)],
+               "pair_ratio": {"wall": dict(zip(("min", "median", "max"), ratios[0])),
+                              "cpu": dict(zip(("min", "median", "max"), ratios[1]))},
+               "median_ratio": {"wall": wall[0][1] / wall[1][1], "cpu": cpu[0][1] / cpu[1][1]}},
+              open(os.path.join(res, name), "w"))
+ab("ab.json", 0, ["0.10", "0.10", "0.10"], ((6, 7, 9), (10, 10, 12)), ((3, 4, 5), (6, 6.25, 7)),
+   ((0.5, 0.7, 0.9), (0.4, 0.65, 0.8)))
+ab("ab-load.json", 2, ["2.00", "1.00", "0.50"], ((12, 16, 30), (20, 20, 40)), ((4, 5, 6), (7, 8, 9)),
+   ((0.6, 0.8, 1.1), (0.5, 0.62, 0.9)))
+for f, n in (("strace-c.txt", 480), ("strace-c-bwrap-only.txt", 860)):
+    open(os.path.join(res, f), "w").write(
+        "% time     seconds  usecs/call     calls    errors syscall\n"
+        "------ ----------- ----------- --------- --------- ----------------\n"
+        f"100.00    0.010000          10       {n}        20 total\n")
 open(os.path.join(res, "rss.txt"), "w").write(
     "guard\t1\tpysbx\t260\t260\t92\t168\npid1\t3\tpysbx-mount\t212\t212\t60\t152\n")
 PY
@@ -78,6 +97,12 @@ okrc $? "report.py writes a report from raw results"
 has() { # DESC TEXT
 	if [[ $out == *"$2"* ]]; then ok "$1"; else not_ok "$1" "missing: $2"; fi
 }
+has "headline: pysbx against bwrap pair by pair, wall and CPU ratios with min-median-max" \
+	"| as it was | 0.10 0.10 0.10 | 40 | 6.00–**7.00**–9.00 | 10.00–**10.00**–12.00 | **0.70×** | 0.50–0.70–0.90 | 3.00–**4.00**–5.00 | 6.00–**6.25**–7.00 | **0.64×** | 0.40–0.65–0.80 |"
+has "headline: the run under load says how many busy loops ran beside it" \
+	"| under load, +2 busy loops | 2.00 1.00 0.50 | 40 | 12.00–**16.00**–30.00 |"
+has "headline: the system calls per start of both" \
+	"pysbx 480, bwrap 860."
 has "the targets table has the floor column" \
 	"| target | measured | floor here | verdict |"
 has "missed, but the floor with the steps' duties meets the target: within reach" \
