@@ -391,6 +391,13 @@ __MUTATIONS__
 +		;
 +	if (0)
 
+@@ name: pid1-nnp-skipped
+@@ invariant: DESIGN Who holds privileges: pid 1, which never execs, gets no_new_privs instead of an empty bounding set (no exec can grant it a capability)
+@@ file: pkg/mnt/caps.c
+@@ tests: integration/mount
+-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
++		if (0)
+
 @@ name: caps-not-cleared
 @@ invariant: DESIGN 5: the target starts with no capabilities (pysbx-mount's capset)
 @@ file: pkg/mnt/caps.c

@@ -16,7 +16,7 @@
 		 SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |     \
 		 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
-int mnt_drop_caps(struct diag *d)
+int mnt_drop_caps(struct diag *d, bool execs)
 {
 	struct __user_cap_data_struct data[2];
 	int cap;
@@ -24,6 +24,16 @@ int mnt_drop_caps(struct diag *d)
 	if (prctl(PR_SET_SECUREBITS, SECBITS, 0, 0, 0) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to lock the securebits");
+	/* The bounding set only bounds what an execve may grant (file
+	 * capabilities). A process that never execs (pid 1) gets the same
+	 * in one call: no_new_privs, with which no execve grants anything,
+	 * where the drops take one call per capability (41 here). */
+	if (!execs) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			return diag_fail(d, EXIT_SYSCALL, errno,
+					 "unable to set no_new_privs");
+		goto sets;
+	}
 	/* The bounding set: drop up to the first number the kernel does
 	 * not know (EINVAL), whatever cap_last_cap this binary was built
 	 * with. A drop returns 0 only once its bit is clear, and the
@@ -35,6 +45,7 @@ int mnt_drop_caps(struct diag *d)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to drop capability %d from the "
 				 "bounding set", cap);
+sets:
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to clear the ambient capabilities");

@@ -34,8 +34,9 @@ int mnt_enter_locked_ns(struct diag *d, int procfd, bool mountns);
 
 /* caps.c: securebits locked, bounding, ambient, inheritable, permitted
  * and effective sets emptied (capget checks the last three empty; the
- * drops' results vouch for the first two). */
-int mnt_drop_caps(struct diag *d);
+ * drops' results vouch for the first two). !execs (pid 1, which never
+ * execs): no_new_privs instead of the bounding drops. */
+int mnt_drop_caps(struct diag *d, bool execs);
 
 /* net.c */
 int mnt_lo_up(struct diag *d);

@@ -117,7 +117,7 @@ static _Noreturn void child(struct diag *d, struct mnt_ctx *m, int procfd,
 	if (mnt_enter_locked_ns(d, procfd, m->plan->ns & NS_MOUNT) < 0)
 		goto fail;
 	umask(umask_);
-	if (mnt_drop_caps(d) < 0)
+	if (mnt_drop_caps(d, true) < 0)
 		goto fail;
 	if (sigprocmask(SIG_SETMASK, mask, NULL) < 0) {
 		diag_fail(d, EXIT_SYSCALL, errno,
@@ -289,8 +289,9 @@ static int pid1(struct pid1_args *a)
 	close(ep[0]);
 	if (p->ns & NS_MOUNT)
 		join_mount_ns(pid);
-	/* pid 1 needs no privilege to reap and signal its own uid. */
-	if (mnt_drop_caps(d) < 0) {
+	/* pid 1 needs no privilege to reap and signal its own uid, and
+	 * it never execs. */
+	if (mnt_drop_caps(d, false) < 0) {
 		kill(pid, SIGKILL);
 		return -1;
 	}
