@@ -13,6 +13,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
+#include "reaper/denials.h"
 #include "reaper/sigsys.h"
 #include "seccomp/names.h"
 
@@ -91,7 +92,7 @@ static void take_listener(struct sigsys_sup *s)
 }
 
 /* A number from a procfs file ("Pid:\t123"), or 0. */
-static long proc_field(int dirfd, const char *path, const char *key,
+long sigsys_proc_field(int dirfd, const char *path, const char *key,
 		       char *name, size_t namelen)
 {
 	char buf[2048], *p;
@@ -128,14 +129,14 @@ static long proc_field(int dirfd, const char *path, const char *key,
 
 /* The pid the host's procfs shows for a pidfd (fdinfo's Pid is in the
  * procfs's pid namespace), or 0. */
-static long host_pid(const struct sigsys_sup *s, int pidfd)
+long sigsys_host_pid(const struct sigsys_sup *s, int pidfd)
 {
 	char path[48];
 
 	if (s->hostproc < 0 || pidfd < 0)
 		return 0;
 	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	return proc_field(s->hostproc, path, "Pid:\t", NULL, 0);
+	return sigsys_proc_field(s->hostproc, path, "Pid:\t", NULL, 0);
 }
 
 static void describe(const struct seccomp_notif *req, char *name,
@@ -216,6 +217,12 @@ static void on_notification(struct sigsys_sup *s)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return;	/* the caller went away (killed, or a signal) */
+	/* A path call of report denials: never a kill (the compiler
+	 * sends only calls the policy allows outright). */
+	if (s->plan && denials_is_report(s, &req)) {
+		denials_notified(s, &req);
+		return;
+	}
 	/* The pidfd first, then the check that the notification is still
 	 * pending: only then is req.pid still the caller (the filter's
 	 * WAIT_KILLABLE_RECV keeps it waiting now that we received it). A
@@ -227,9 +234,9 @@ static void on_notification(struct sigsys_sup *s)
 			pidfd = (int)syscall(SYS_pidfd_open, req.pid, 0);
 	}
 	valid = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0;
-	if (valid && (thread_host = host_pid(s, pidfd)) > 0) {
+	if (valid && (thread_host = sigsys_host_pid(s, pidfd)) > 0) {
 		snprintf(path, sizeof(path), "%ld/status", thread_host);
-		tgid_host = proc_field(s->hostproc, path, "Tgid:\t", comm,
+		tgid_host = sigsys_proc_field(s->hostproc, path, "Tgid:\t", comm,
 				       sizeof(comm));
 	}
 	/* SIGKILL: uncatchable, and to the whole thread group, as
@@ -252,7 +259,7 @@ static void on_notification(struct sigsys_sup *s)
 	if (!s->target_host) {
 		int t = (int)syscall(SYS_pidfd_open, s->target, 0);
 
-		s->target_host = host_pid(s, t);
+		s->target_host = sigsys_host_pid(s, t);
 		if (t >= 0)
 			close(t);
 	}

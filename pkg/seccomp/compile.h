@@ -54,6 +54,9 @@ struct sc_filter {
 	unsigned syscalls;	/* distinct syscalls with rules */
 	int tree;		/* binary-tree optimisation in use */
 	int audit;		/* every denial became a log */
+	unsigned report;	/* path calls marked for report denials */
+	int reporting;		/* they go to pid 1's listener (loaded by
+				 * sc_load_notify) */
 	size_t nnotes;
 	char notes[SC_MAX_NOTES][192]; /* "io_uring_setup: ERRNO(1) (...)" */
 };
