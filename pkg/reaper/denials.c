@@ -269,6 +269,46 @@ static void ro_check(const struct sigsys_sup *s, int fd, struct verdict *v)
 	v->op = deciding(s->plan, mp, false);
 }
 
+/* Is abs itself a mount point? Then a rename onto it or its removal
+ * fails with EBUSY: named as protected (protect made it) or read-only. */
+static bool mount_point_at(const struct sigsys_sup *s, const char *abs,
+			   struct verdict *v)
+{
+	char parent[DEN_PATH], *slash;
+	uint64_t a, b;
+
+	snprintf(parent, sizeof(parent), "%s", abs);
+	slash = strrchr(parent, '/');
+	if (!slash || !strcmp(abs, "/"))
+		return false;
+	slash[slash == parent] = '\0';
+	if (mnt_id(AT_FDCWD, abs, &a) < 0 || mnt_id(AT_FDCWD, parent, &b) < 0 ||
+	    a == b)
+		return false;
+	v->kind = DK_RO;
+	v->op = NULL;
+	for (size_t i = s->plan->nfs; i-- > 0;) {
+		const struct fs_op *f = &s->plan->fs[i];
+
+		if (f->kind != FS_SYMLINK && f->kind != FS_PROTECT &&
+		    !strcmp(f->dst, abs)) {
+			v->op = f;
+			return true;
+		}
+	}
+	for (size_t i = 0; i < s->plan->nfs; i++) {
+		const struct fs_op *f = &s->plan->fs[i];
+
+		if (f->kind == FS_PROTECT && under(abs, f->dst)) {
+			v->kind = DK_PROTECTED;
+			v->op = f;
+			return true;
+		}
+	}
+	v->op = deciding(s->plan, abs, false);
+	return true;
+}
+
 /* A -try line whose source was missing: nothing is mounted at its
  * destination (a mount point has another mount id than its parent). */
 static const struct fs_op *try_missing(const struct plan *p, const char *path)
@@ -313,6 +353,11 @@ static void classify(const struct sigsys_sup *s, const char *abs,
 		if (op == DO_WRITE)
 			ro_check(s, fd, v);
 		close(fd);
+		/* Replacing or removing a mount point: EBUSY (protect's
+		 * files and directories are mount points). */
+		if ((op == DO_CREATE || op == DO_REMOVE) &&
+		    mount_point_at(s, abs, v))
+			return;
 		if (op != DO_REMOVE)
 			return;
 	} else if (errno != ENOENT) {
