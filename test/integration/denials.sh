@@ -109,10 +109,12 @@ fi
 mkdir -m 0755 "$T/locked"
 echo x >"$T/locked/inside"
 chmod 0000 "$T/locked"
+echo x >"$T/host/unreadable"
+chmod 0000 "$T/host/unreadable"
 run "$B/pysbx" run --status-fd 3 -p "$py" -D WORKSPACE="$T/ws" -- \
-	/bin/sh -c "cat /nonexistent-$$ $T/host/absent $T/locked/inside /usr/share/absent-$$; ls /proc/self/fd >/dev/null; exit 0" 3>"$T/st"
+	/bin/sh -c "cat /nonexistent-$$ $T/host/absent $T/locked/inside $T/host/unreadable /usr/share/absent-$$; ls /proc/self/fd >/dev/null; exit 0" 3>"$T/st"
 is "$(recs):$(field denials paths)" ':"paths":0' \
-	"paths that do not exist on the host, or that the caller cannot read there, or missing inside a mounted host tree: no denial"
+	"paths that do not exist on the host, or that the caller cannot read there (its own mode-0000 file, a file in a mode-0000 directory), or missing inside a mounted host tree: no denial"
 is "$(cat "$T/err" | grep -c '^pysbx: the sandbox denied')" 0 "... and no summary"
 chmod 0755 "$T/locked"
 
