@@ -179,6 +179,15 @@ static const struct fs_op *deciding(const struct plan *p, const char *path,
 	return best;
 }
 
+/* Does abs pass through a symlink line's destination? */
+static bool via_symlink(const struct plan *p, const char *abs)
+{
+	for (size_t i = 0; i < p->nfs; i++)
+		if (p->fs[i].kind == FS_SYMLINK && under(abs, p->fs[i].dst))
+			return true;
+	return false;
+}
+
 static int mnt_id(int dirfd, const char *path, uint64_t *id)
 {
 	unsigned char stx[256];
@@ -348,6 +357,14 @@ static void classify(const struct sigsys_sup *s, const char *abs,
 		v->op = f;
 		return;
 	}
+	/* A read inside a tree a line mounts from the host: what is
+	 * missing there is missing on the host too, so no look is needed
+	 * (most calls of a program are these: an import's opens under
+	 * /usr). Not through a symlink line, not under a -try line. */
+	if ((op == DO_READ || op == DO_EXEC || op == DO_CHDIR) && f &&
+	    f->kind != FS_TMPFS && f->kind != FS_DIR && !f->try_ &&
+	    !via_symlink(p, abs))
+		return;
 	fd = open(abs, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
 	if (fd >= 0) {
 		if (op == DO_WRITE)

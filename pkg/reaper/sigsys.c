@@ -25,6 +25,14 @@
 #endif
 #define PIDFD_THREAD_FLAG O_EXCL	/* PIDFD_THREAD, Linux 6.9 */
 #define X32_BIT 0x40000000
+/* Linux 6.6: wake pid 1 on the caller's CPU and the caller on pid 1's
+ * (a hand-over, not a wake-up through the run queue): a call that
+ * waits for pid 1 costs microseconds instead of a scheduling slice on
+ * a loaded machine. Not in the build's 6.1 headers. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#define SYNC_WAKE_UP 1ULL	/* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
 
 /* i386's name for nr (an int 0x80 call), from the build's uapi header
  * (the Makefile generates it), or NULL. */
@@ -81,10 +89,18 @@ static void take_listener(struct sigsys_sup *s)
 			/* A listener answers ENOENT for an unknown id. */
 			if (s->listener < 0 &&
 			    ioctl(fd[i], SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 &&
-			    errno == ENOENT)
+			    errno == ENOENT) {
 				s->listener = fd[i];
-			else
+				/* Only where calls come often: report
+				 * denials. Refused by an older kernel:
+				 * the ordinary wake-up. */
+				if (s->plan)
+					ioctl(fd[i],
+					      SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+					      SYNC_WAKE_UP);
+			} else {
 				close(fd[i]);
+			}
 		}
 	}
 	close(s->sock);
