@@ -48,7 +48,7 @@ A="-p $W/policies/python.policy -D WORKSPACE=$W/ws --"
 "${run[@]}" hyperfine -N --warmup "${BENCH_WARMUP:-2}" --runs "${BENCH_RUNS:-10}" \
 	--export-json "$W/res/import.json" \
 	-n "without reporting" "$S $A /usr/bin/python3 -c 'import numpy, pandas'" \
-	-n "--report-denials" "$S --report-denials $A /usr/bin/python3 -c 'import numpy, pandas'" \
+	-n "with --report-denials" "$S --report-denials $A /usr/bin/python3 -c 'import numpy, pandas'" \
 	>"$W/res/log" 2>&1 || { cat "$W/res/log" >&2; exit 111; }
 python3 scripts/bench/table.py "$W/res/import.json" "import numpy, pandas"
 echo

@@ -1365,3 +1365,10 @@ __MUTATIONS__
 -		den.count[i]++;
 -		return;
 +		den.count[i]++;
+
+@@ name: denials-kill-continued
+@@ invariant: DENIALS: only calls the policy allows outright are reported; a notification for any other is a kill, never "continue"
+@@ file: pkg/reaper/denials.c
+@@ tests: integration/denials
+-		if (sc_report_eligible(s->plan, nr))
++		if (sc_report_call(nr))

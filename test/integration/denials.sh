@@ -105,6 +105,13 @@ else
 	skip "git is not installed"
 fi
 
+# --- a kill of a path call stays a kill --------------------------------------
+k=$(pol kill "include $P/python.policy" 'seccomp kill mkdir' 'report denials')
+run "$B/pysbx" run -p "$k" -D WORKSPACE="$T/ws" -- /bin/sh -c "mkdir /tmp/made && echo made; touch /workspace/x; echo still-here"
+[[ $rc == 0 ]] && [[ $(cat "$T/out") == still-here ]] &&
+	grep -q "a process of the target was killed by the syscall filter: syscall mkdir" "$T/err"
+okrc $? "a path call the policy kills is killed (by pid 1), not continued, with report denials on; the rest goes on"
+
 # --- what is not a denial -----------------------------------------------------
 mkdir -m 0755 "$T/locked"
 echo x >"$T/locked/inside"
