@@ -50,32 +50,22 @@ static const char *const op_name[] = {
 };
 
 static struct {
-	bool ready;
-	uint64_t set[512 / 64];	/* the reported numbers */
 	uint64_t hash[DEN_TABLE];
 	unsigned count[DEN_TABLE];
 	unsigned n;
 	unsigned long long more, unchecked;
 } den;
 
-static void den_init(const struct sigsys_sup *s)
-{
-	if (den.ready)
-		return;
-	for (int nr = 0; nr < 512; nr++)
-		if (sc_report_eligible(s->plan, nr))
-			den.set[nr / 64] |= (uint64_t)1 << (nr % 64);
-	den.ready = true;
-}
-
+/* Only the numbers pysbx-seccomp said its filter notifies on for report
+ * denials (the calls the policy allows outright): any other is a kill. */
 int denials_is_report(const struct sigsys_sup *s,
 		      const struct seccomp_notif *req)
 {
 	unsigned nr = (unsigned)req->data.nr;
 
-	den_init(s);
-	return req->data.arch == AUDIT_ARCH_X86_64 && !(nr & X32_BIT) &&
-	       nr < 512 && (den.set[nr / 64] >> (nr % 64) & 1);
+	return s->reporting && req->data.arch == AUDIT_ARCH_X86_64 &&
+	       !(nr & X32_BIT) && nr < 512 &&
+	       (s->report_set[nr / 64] >> (nr % 64) & 1);
 }
 
 /* A NUL-terminated string at addr in pid's memory, read page by page

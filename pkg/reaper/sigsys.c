@@ -62,11 +62,11 @@ static void take_listener(struct sigsys_sup *s)
 	struct msghdr mh = { 0 };
 	struct cmsghdr *cm;
 	struct iovec iov;
-	char byte;
+	char msg[1 + sizeof(s->report_set)];
 	__u64 id = 0;
 	ssize_t r;
 
-	iov = (struct iovec){ &byte, 1 };
+	iov = (struct iovec){ msg, sizeof(msg) };
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	mh.msg_control = u.buf;
@@ -74,6 +74,12 @@ static void take_listener(struct sigsys_sup *s)
 	r = recvmsg(s->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
+	/* With report denials, the numbers of the reported calls follow
+	 * (seccomp/compile.c send_fd); any other length: none. */
+	if (r == (ssize_t)sizeof(msg) && s->plan) {
+		memcpy(s->report_set, msg + 1, sizeof(s->report_set));
+		s->reporting = true;
+	}
 	for (cm = r > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm;
 	     cm = CMSG_NXTHDR(&mh, cm)) {
 		size_t n;
@@ -94,7 +100,7 @@ static void take_listener(struct sigsys_sup *s)
 				/* Only where calls come often: report
 				 * denials. Refused by an older kernel:
 				 * the ordinary wake-up. */
-				if (s->plan)
+				if (s->reporting)
 					ioctl(fd[i],
 					      SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 					      SYNC_WAKE_UP);

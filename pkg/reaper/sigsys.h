@@ -15,6 +15,7 @@
 #define PYSBX_REAPER_SIGSYS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct plan;
@@ -34,6 +35,9 @@ struct sigsys_sup {
 	unsigned kills;
 	const struct plan *plan; /* report denials: the plan, else NULL
 				  * (reaper/denials.h) */
+	bool reporting;		/* pysbx-seccomp sent report_set */
+	uint64_t report_set[512 / 64]; /* the x86_64 numbers the filter
+				 * notifies on for report denials */
 };
 
 /* The fd pid 1 should poll for this supervisor (the socket until the

@@ -291,6 +291,7 @@ static int add_reports(struct comp *k)
 					 "denials for %s", c[i].name);
 		k->f->rules++;
 		k->f->report++;
+		k->f->report_set[c[i].nr / 64] |= (uint64_t)1 << (c[i].nr % 64);
 	}
 	if (k->f->report)
 		note(k->f, "%u path syscalls (open, execve, mkdir, ...): "
@@ -603,16 +604,27 @@ int sc_notify_ok(const struct plan *p, const struct sc_filter *f)
 	return allowed;
 }
 
-static int send_fd(int sock, int fd)
+/* "L", then, when calls are reported, the set of their numbers: pid 1
+ * must tell a reported call from a kill by the very set this filter
+ * notifies on (its own plan has no seccomp lines: PARSE_SKIP_SECCOMP). */
+static int send_fd(int sock, int fd, const struct sc_filter *f)
 {
+	char msg[1 + sizeof(f->report_set)] = "L";
+	size_t len = 1;
+
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
 	struct msghdr mh = { 0 };
 	struct cmsghdr *cm;
-	struct iovec iov = { "L", 1 };
+	struct iovec iov;
 
+	if (f->report) {
+		memcpy(msg + 1, f->report_set, sizeof(f->report_set));
+		len += sizeof(f->report_set);
+	}
+	iov = (struct iovec){ msg, len };
 	memset(&u, 0, sizeof(u));
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
@@ -623,7 +635,7 @@ static int send_fd(int sock, int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
 int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
@@ -661,7 +673,7 @@ int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
 	}
 	/* From here on a kill waits for pid 1: without the listener there
 	 * it would fail with ENOSYS, so a failed send ends the step. */
-	if (send_fd(sock, fd) < 0)
+	if (send_fd(sock, fd, f) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to pass the syscall filter's "
 				 "listener to pid 1");

@@ -29,6 +29,7 @@
 #define PYSBX_SC_COMPILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <linux/filter.h>
 
@@ -55,6 +56,7 @@ struct sc_filter {
 	int tree;		/* binary-tree optimisation in use */
 	int audit;		/* every denial became a log */
 	unsigned report;	/* path calls marked for report denials */
+	uint64_t report_set[512 / 64]; /* their numbers */
 	int reporting;		/* they go to pid 1's listener (loaded by
 				 * sc_load_notify) */
 	size_t nnotes;
