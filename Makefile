@@ -83,7 +83,7 @@ FUZZ_PKG_OBJS := $(PKG_SRCS:%.c=$(B)/fuzz/obj/%.o)
 
 # --- generated --------------------------------------------------------------
 
-# The native syscall table for pkg/seccomp/names.c: SC_SYSCALL(name, nr)
+# The native syscall table for pkg/scnames/scnames.c: SC_SYSCALL(name, nr)
 # lines sorted by name (C locale = strcmp order), from the compiler's uapi
 # <asm/unistd_64.h> ($(2): unistd_32 for i386's, which pid 1 uses to name
 # an int 0x80 call the filter killed); fewer than 300 entries means the
@@ -107,14 +107,14 @@ $(B)/gen/syscalls_x86_64.h: Makefile | $(UAPI_INCLUDE)
 	$(call gen_syscalls,$(CC) $(ALL_CPPFLAGS))
 $(B)/fuzz/gen/syscalls_x86_64.h: Makefile
 	$(call gen_syscalls,$(FUZZ_CC) -D_GNU_SOURCE)
-$(B)/obj/pkg/seccomp/names.o: $(B)/gen/syscalls_x86_64.h
+$(B)/obj/pkg/scnames/scnames.o: $(B)/gen/syscalls_x86_64.h
 $(B)/gen/syscalls_i386.h: Makefile | $(UAPI_INCLUDE)
 	$(call gen_syscalls,$(CC) $(ALL_CPPFLAGS),unistd_32)
 $(B)/fuzz/gen/syscalls_i386.h: Makefile
 	$(call gen_syscalls,$(FUZZ_CC) -D_GNU_SOURCE,unistd_32)
 $(B)/obj/pkg/reaper/sigsys.o: $(B)/gen/syscalls_i386.h
 $(B)/fuzz/obj/pkg/reaper/sigsys.o: $(B)/fuzz/gen/syscalls_i386.h
-$(B)/fuzz/obj/pkg/seccomp/names.o: $(B)/fuzz/gen/syscalls_x86_64.h
+$(B)/fuzz/obj/pkg/scnames/scnames.o: $(B)/fuzz/gen/syscalls_x86_64.h
 
 # The egress proxy's seccomp filter as a BPF program (pkg/egress/filter.h
 # -> build/gen/egress_bpf.h), compiled here by tools/egress-bpf with
