@@ -173,17 +173,21 @@ $(B)/obj/%.o: %.c Makefile | $(SECCOMP_LIB) $(UAPI_INCLUDE)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# A thin archive: its members keep their paths (two modules may both have
+# a net.o), so each program's link map names exactly which pkg/ files it
+# links (scripts/tcb.py, docs/SECURITY.md's table).
 $(LIB): $(PKG_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcsT $@ $^
 
 # One link rule per program: its objects are every cmd/<name>/*.c.
 define program_rule
 $(B)/bin/$(1): $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(LIB) $(SECCOMP_LIB)
 	@mkdir -p $$(@D)
 	$$(call msg,LD,$$@)
-	$$(Q)$$(CC) $$(ALL_CFLAGS) -static $$(GC_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $(SECCOMP_LIB)
+	$$(Q)mkdir -p $(B)/map
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -static $$(GC_LDFLAGS) $$(LDFLAGS) -Wl,-Map=$(B)/map/$(1).map -o $$@ $$(filter %.o,$$^) $(LIB) $(SECCOMP_LIB)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
