@@ -17,7 +17,7 @@
 #include "diag/diag.h"
 #include "reaper/denials.h"
 #include "reaper/sigsys.h"
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 #include "seccomp/report.h"
 
 #ifndef SYS_pidfd_open

@@ -15,7 +15,7 @@
 
 #include "reaper/denials.h"
 #include "reaper/sigsys.h"
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
