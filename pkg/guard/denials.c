@@ -46,7 +46,7 @@ static struct {
 static int json_raw(const char *line, const char *key, char *out,
 		    size_t outlen)
 {
-	char esc[3 * DEN_RAW];
+	char esc[6 * DEN_RAW + 8];
 	size_t n = 0;
 
 	if (guard_json_str(line, key, esc, sizeof(esc)) < 0)

@@ -451,14 +451,16 @@ static void jstr(char *out, size_t len, const char *s)
 	snprintf(out, len, "\"%s\"", esc);
 }
 
-static void record(struct sigsys_sup *s, const struct seccomp_notif *req,
+/* One record to the guard, or without one (pysbx-mount alone) a line
+ * on stderr. false: it did not fit in a report line. */
+static bool record(struct sigsys_sup *s, const struct seccomp_notif *req,
 		   const char *asked, enum den_op op, const struct verdict *v,
 		   unsigned id)
 {
 	char path[6 * DEN_REC_PATH + 16], at[6 * DEN_REC_PATH + 16];
 	char src[6 * DEN_REC_PATH + 16], dst[6 * DEN_REC_PATH + 16];
 	char comm[20] = "?", where[600] = "null", dir[32] = "null", b[24];
-	char line[4000], proc[48];
+	char line[4096], proc[48];
 	const char *sc = sc_syscall_name(req->data.nr);
 	long hp = 0;
 	int pidfd, n;
@@ -489,6 +491,16 @@ static void record(struct sigsys_sup *s, const struct seccomp_notif *req,
 			 v->op->pos.line);
 		snprintf(dir, sizeof(dir), "\"%s\"", fs_name(v->op, b, sizeof(b)));
 	}
+	if (s->report_fd < 0) {
+		char e[4 * DEN_REC_PATH + 8];
+
+		diag_term_escape(e, sizeof(e), v->at);
+		fprintf(stderr, "pysbx-mount: denied (%s): %s, %s by pid %u "
+			"(%s)%s%s\n", kind_name[v->kind], e, op_name[op],
+			req->pid, comm, v->op ? ", decided by " : "",
+			v->op ? where : "");
+		return true;
+	}
 	n = snprintf(line, sizeof(line),
 		     "{\"stage\":\"mount\",\"event\":\"denial\",\"id\":%u,"
 		     "\"kind\":\"%s\",\"path\":%s,\"at\":%s,\"op\":\"%s\","
@@ -496,10 +508,12 @@ static void record(struct sigsys_sup *s, const struct seccomp_notif *req,
 		     "\"directive\":%s,\"line\":%s,\"src\":%s,\"dst\":%s}\n",
 		     id, kind_name[v->kind], path, at, op_name[op],
 		     sc ? sc : "?", req->pid, comm, dir, where, src, dst);
-	if (s->report_fd >= 0 && n > 0 && (size_t)n < sizeof(line) &&
-	    write(s->report_fd, line, (size_t)n) != n) {
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return false;
+	if (write(s->report_fd, line, (size_t)n) != n) {
 		/* advisory: the call went on whatever this says */
 	}
+	return true;
 }
 
 /* One path of the call: classify, count, record the first time. */
@@ -531,9 +545,13 @@ static void one_path(struct sigsys_sup *s, const struct seccomp_notif *req,
 			den.more++;
 		return;
 	}
+	if (!record(s, req, asked, op, &v, den.n)) {
+		den.more += v.kind != DK_OUTSIDE;
+		den.unchecked += v.kind == DK_OUTSIDE;
+		return;
+	}
 	den.hash[den.n] = h;
 	den.count[den.n] = 1;
-	record(s, req, asked, op, &v, den.n);
 	den.n++;
 }
 
