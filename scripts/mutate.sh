@@ -1329,3 +1329,24 @@ __MUTATIONS__
 @@ tests: integration/sigsys
 -					status = SIGSYS; /* as W_EXITCODE(0, SIGSYS) */
 +					status = SIGKILL;
+
+@@ name: mcp-mounts-allowed
+@@ invariant: MCP security model 2: the model never chooses mounts (the session's mounts action is refused by the python tool)
+@@ file: pkg/mcp/tool.c
+@@ tests: integration/mcp
+-	if ((v = jv_get(j, args, "action")) >= 0 && !jv_is(j, v, "execute") &&
++	if ((v = jv_get(j, args, "action")) >= 0 && 0 && !jv_is(j, v, "execute") &&
+
+@@ name: mcp-cancel-ignored
+@@ invariant: MCP: notifications/cancelled interrupts the running execute (the session's cancel)
+@@ file: pkg/mcp/child.c
+@@ tests: integration/mcp
+-	if (c->pid && kill(c->pid, SIGINT) == 0)
++	if (c->pid && kill(c->pid, 0) == 0)
+
+@@ name: mcp-session-cap
+@@ invariant: MCP: at most --max-sessions sessions (sandboxes) run at once
+@@ file: pkg/mcp/server.c
+@@ tests: integration/mcp
+-	if (m->nch == m->max_sessions)
++	if (0 && m->nch == m->max_sessions)

@@ -205,7 +205,9 @@ int mcp_main(int argc, char **argv)
 	r = options(&d, &m, argc, argv);
 	if (r)
 		return r > 0 ? 0 : (diag_emit(&d), d.code);
-	if (!(m.ch = calloc((size_t)m.max_sessions, sizeof(*m.ch)))) {
+	/* Room for the most any --max-sessions allows: the cap is the
+	 * check in child_for, not the array's end. */
+	if (!(m.ch = calloc(MCP_SESSIONS_MAX, sizeof(*m.ch)))) {
 		diag_fail(&d, EXIT_SYSCALL, ENOMEM, "unable to start");
 		goto fail;
 	}

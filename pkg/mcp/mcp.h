@@ -110,6 +110,8 @@ struct mbuf {
 
 void mbuf_put(struct mbuf *b, const char *p, size_t n);
 void mbuf_free(struct mbuf *b);
+/* String node v of j decoded into the empty b. 0, or -1. */
+int jv_mbuf(const struct jv *j, int v, struct mbuf *b);
 /* A writer appending to b. */
 void mbuf_jw(struct jw *w, struct mbuf *b);
 
@@ -223,6 +225,9 @@ void mcp_call_failed(struct mcp *m, struct mcp_call *c, const char *msg);
 
 /* Send waiting calls to idle sessions. */
 void mcp_pump(struct mcp *m);
+
+/* Free every call, waiting or running (the end; the fuzz target). */
+void mcp_free_calls(struct mcp *m);
 
 /* A message over MCP_FRAME_MAX was skipped. */
 void mcp_too_large(struct mcp *m);

@@ -446,3 +446,19 @@ void mcp_message(struct mcp *m, char *line, size_t n)
 	snprintf(msg, sizeof(msg), "Method not found: '%.64s'", method);
 	rpc_error(m, id, RPC_METHOD, msg);
 }
+
+void mcp_free_calls(struct mcp *m)
+{
+	while (m->queue) {
+		struct mcp_call *c = m->queue;
+
+		m->queue = c->next;
+		call_free(c);
+	}
+	m->nqueued = 0;
+	for (int i = 0; i < m->nch; i++)
+		if (m->ch[i].run) {
+			call_free(m->ch[i].run);
+			m->ch[i].run = NULL;
+		}
+}

@@ -6,28 +6,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mcp/mcp.h"
 
 const char *const mcp_tool_names[TOOL_COUNT] = { "python" };
 
+/* Past this, a buffer is a mapping of its own, unmapped when freed:
+ * the programs' malloc (pkg/util/alloc.c) never gives memory back, and
+ * the server lives as long as the agent. */
+#define MBUF_MAP (64 * 1024)
+
+/* Room for n more bytes and a NUL. */
+static bool mbuf_room(struct mbuf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	char *np;
+
+	if (b->oom)
+		return false;
+	if (b->len + n + 1 <= b->cap)
+		return true;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	if (cap <= MBUF_MAP) {
+		np = realloc(b->p, cap);
+	} else if (b->cap > MBUF_MAP) {
+		np = mremap(b->p, b->cap, cap, MREMAP_MAYMOVE);
+		np = np == MAP_FAILED ? NULL : np;
+	} else {
+		np = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		np = np == MAP_FAILED ? NULL : np;
+		if (np && b->len)
+			memcpy(np, b->p, b->len);
+		if (np)
+			free(b->p);
+	}
+	if (!np) {
+		b->oom = true;
+		return false;
+	}
+	b->p = np;
+	b->cap = cap;
+	return true;
+}
+
 void mbuf_put(struct mbuf *b, const char *p, size_t n)
 {
-	if (b->oom)
+	if (!mbuf_room(b, n))
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *np;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if (!(np = realloc(b->p, cap))) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 	b->p[b->len] = '\0';
@@ -35,7 +63,10 @@ void mbuf_put(struct mbuf *b, const char *p, size_t n)
 
 void mbuf_free(struct mbuf *b)
 {
-	free(b->p);
+	if (b->cap > MBUF_MAP)
+		munmap(b->p, b->cap);
+	else
+		free(b->p);
 	*b = (struct mbuf){ 0 };
 }
 
@@ -160,21 +191,17 @@ static int refuse(struct tool_call *c, const char *msg)
 static int copy_str(const struct jv *j, int v, const char *key,
 		    struct jw *w, struct tool_call *c)
 {
-	size_t cap = j->node[v].end - j->node[v].start + 1;
-	char *s = malloc(cap);
-	long n;
+	struct mbuf s = { 0 };
 
-	if (!s)
-		return refuse(c, "out of memory");
-	n = jv_str(j, v, s, cap);
-	if (n < 0) {
-		free(s);
+	if (jv_type(j, v) != JV_STR) {
 		snprintf(c->error, sizeof(c->error), "%s must be a string",
 			 key);
 		return -1;
 	}
-	jw_kbytes(w, key, s, (size_t)n);
-	free(s);
+	if (jv_mbuf(j, v, &s) < 0)
+		return refuse(c, "out of memory");
+	jw_kbytes(w, key, s.p, s.len);
+	mbuf_free(&s);
 	return 0;
 }
 
@@ -336,7 +363,8 @@ size_t tool_clip(struct mbuf *b, const char *s, size_t n, size_t max,
 	return hl + tl + 3;
 }
 
-/* A member of the response as a decoded string (malloc'd), or NULL. */
+/* A small member of the response (status, value, traceback: at most a
+ * few KiB) as a decoded string (malloc'd), or NULL. */
 static char *member_str(const struct jv *j, int obj, const char *key,
 			size_t *len)
 {
@@ -348,7 +376,7 @@ static char *member_str(const struct jv *j, int obj, const char *key,
 	if (jv_type(j, v) != JV_STR)
 		return NULL;
 	cap = j->node[v].end - j->node[v].start + 1;
-	if (!(s = malloc(cap)))
+	if (cap > MBUF_MAP || !(s = malloc(cap)))
 		return NULL;
 	if ((n = jv_str(j, v, s, cap)) < 0) {
 		free(s);
@@ -356,6 +384,21 @@ static char *member_str(const struct jv *j, int obj, const char *key,
 	}
 	*len = (size_t)n;
 	return s;
+}
+
+/* String node v decoded into an empty b. 0, or -1. */
+int jv_mbuf(const struct jv *j, int v, struct mbuf *b)
+{
+	size_t cap;
+	long n;
+
+	if (jv_type(j, v) != JV_STR)
+		return -1;
+	cap = j->node[v].end - j->node[v].start + 1;
+	if (!mbuf_room(b, cap) || (n = jv_str(j, v, b->p, b->cap)) < 0)
+		return -1;
+	b->len = (size_t)n;
+	return 0;
 }
 
 static bool member_true(const struct jv *j, int obj, const char *key)
@@ -400,21 +443,17 @@ static void execute_text(struct mbuf *b, const struct jv *j, bool *err)
 	}
 	/* stderr first into its own budget, so that stdout gets the rest. */
 	{
-		struct mbuf e = { 0 };
-		size_t el = 0, ol;
-		char *o;
+		struct mbuf e = { 0 }, raw = { 0 };
+		size_t el = 0;
 
-		if ((s = member_str(j, 0, "stderr", &n)) && n) {
-			el = tool_clip(&e, s, n, 12 * 1024, 400);
-		}
-		free(s);
-		if ((o = member_str(j, 0, "stdout", &n)) && n) {
-			size_t max = budget - e.len - 2048;
-
-			ol = tool_clip(b, o, n, max, MCP_TEXT_LINES - 100 - el);
-			used += ol;
-		}
-		free(o);
+		if (jv_mbuf(j, jv_get(j, 0, "stderr"), &raw) == 0 && raw.len)
+			el = tool_clip(&e, raw.p, raw.len, 12 * 1024, 400);
+		mbuf_free(&raw);
+		if (jv_mbuf(j, jv_get(j, 0, "stdout"), &raw) == 0 && raw.len)
+			used += tool_clip(b, raw.p, raw.len,
+					  budget - e.len - 2048,
+					  MCP_TEXT_LINES - 100 - el);
+		mbuf_free(&raw);
 		if (e.len) {
 			line_put(b, "[stderr]\n");
 			mbuf_put(b, e.p, e.len);
