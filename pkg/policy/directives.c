@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 
 #include "policy/internal.h"
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 #include "util/names.h"
 #include "util/num.h"
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proxy/proxy.h"
+#include "netaddr/netaddr.h"
 
 #define PLAN_MAX_FS 256		/* filesystem directives */
 #define PLAN_MAX_ENV 128	/* env and env-pass entries */
@@ -139,6 +139,14 @@ struct sc_rule {
 	unsigned ncond;		/* up to SC_MAX_COND */
 	struct sc_cond *cond;
 	struct pos pos;
+};
+
+/* How a net-allow or net-deny rule names hosts. */
+enum px_rule_kind {
+	PXR_NAME,		/* example.com: that name only */
+	PXR_SUFFIX,		/* *.example.com: names below it, not itself */
+	PXR_ANY,		/* *: every host (net-deny only) */
+	PXR_IP,			/* 10.0.0.1, [::1]: that address only */
 };
 
 /* One net-allow or net-deny rule (docs/POLICY.md "Network proxy"). */

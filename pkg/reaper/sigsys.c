@@ -14,7 +14,7 @@
 #include <linux/seccomp.h>
 
 #include "reaper/sigsys.h"
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

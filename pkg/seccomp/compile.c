@@ -17,7 +17,7 @@
 /* compile.h (policy.h) before <seccomp.h>: see compile.h. */
 #include "seccomp/compile.h"
 #include <seccomp.h>
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 #include "util/alloc.h"
 #include "util/names.h"
 
