@@ -1,8 +1,6 @@
 /* mcp: `pysbx mcp`, the session as a Model Context Protocol server on
  * stdio (docs/MCP.md).
  *
- *   jv.c      a bounded JSON reader: one message parsed into a flat array
- *             of nodes over its text, strings decoded on demand
  *   server.c  JSON-RPC 2.0 over newline-delimited stdio: initialize,
  *             ping, tools/list, tools/call, notifications/cancelled and
  *             progress; the loop
@@ -31,10 +29,11 @@
 #include <sys/types.h>
 
 #include "session/session.h"
+#include "util/jv.h"
+#include "util/mbuf.h"
 
 #define MCP_FRAME_MAX (1024 * 1024)	/* one message from the client */
 #define MCP_NODES_MAX 8192		/* JSON values in one message */
-#define MCP_DEPTH_MAX 64
 #define MCP_SESSIONS_DEFAULT 8
 #define MCP_SESSIONS_MAX 64
 #define MCP_SESSION_NAME_MAX 64
@@ -55,65 +54,6 @@
  * EOF or SIGTERM/SIGINT/SIGHUP. 0 at a clean end, 100 bad usage, 111 a
  * system call failed, 128+N after signal N. */
 int mcp_main(int argc, char **argv);
-
-/* --- jv.c ---------------------------------------------------------- */
-
-enum jv_type { JV_NULL, JV_FALSE, JV_TRUE, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
-
-/* One value: its text is src[start, end) (a string's with its quotes);
- * next is the index of the node after its subtree (the next sibling, or
- * past the parent's last child); n its children (an object's members:
- * each is a key node, then its value's subtree). */
-struct jv_node {
-	uint8_t type;
-	uint32_t start, end, next, n;
-};
-
-struct jv {
-	const char *src;
-	size_t len;
-	struct jv_node *node;	/* the caller's, cap entries */
-	size_t cap, n;
-	const char *why;	/* jv_parse failed: why */
-	bool too_big;		/* ... because of cap or depth, not syntax */
-};
-
-/* Parse src (len bytes: exactly one JSON value, whitespace around it)
- * strictly: RFC 8259, UTF-8 only, no lone surrogate, nesting at most
- * MCP_DEPTH_MAX, at most cap nodes. 0, or -1 with j->why. Node 0 is the
- * root. */
-int jv_parse(struct jv *j, const char *src, size_t len,
-	     struct jv_node *node, size_t cap);
-
-/* The value of member key of object node obj: its index, -1 none, -2
- * the key is there twice. */
-int jv_get(const struct jv *j, int obj, const char *key);
-
-/* A string node decoded into dst (cap bytes, NUL-terminated): its length,
- * or -1 when it does not fit (or is not a string). The decoded bytes are
- * never more than the node's text. */
-long jv_str(const struct jv *j, int node, char *dst, size_t cap);
-
-/* Is node a string equal to s? */
-bool jv_is(const struct jv *j, int node, const char *s);
-
-/* Its type, or JV_NULL for -1. */
-int jv_type(const struct jv *j, int node);
-
-/* --- a growing buffer (tool.c) -------------------------------------- */
-
-struct mbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-void mbuf_put(struct mbuf *b, const char *p, size_t n);
-void mbuf_free(struct mbuf *b);
-/* String node v of j decoded into the empty b. 0, or -1. */
-int jv_mbuf(const struct jv *j, int v, struct mbuf *b);
-/* A writer appending to b. */
-void mbuf_jw(struct jw *w, struct mbuf *b);
 
 /* --- tool.c -------------------------------------------------------- */
 

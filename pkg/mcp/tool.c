@@ -6,81 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "mcp/mcp.h"
 
 const char *const mcp_tool_names[TOOL_COUNT] = { "python" };
 
-/* Past this, a buffer is a mapping of its own, unmapped when freed:
- * the programs' malloc (pkg/util/alloc.c) never gives memory back, and
- * the server lives as long as the agent. */
+/* member_str takes only strings below this: the larger ones (stdout,
+ * stderr) go through an mbuf, mapped and given back. */
 #define MBUF_MAP (64 * 1024)
-
-/* Room for n more bytes and a NUL. */
-static bool mbuf_room(struct mbuf *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	char *np;
-
-	if (b->oom)
-		return false;
-	if (b->len + n + 1 <= b->cap)
-		return true;
-	while (cap < b->len + n + 1)
-		cap *= 2;
-	if (cap <= MBUF_MAP) {
-		np = realloc(b->p, cap);
-	} else if (b->cap > MBUF_MAP) {
-		np = mremap(b->p, b->cap, cap, MREMAP_MAYMOVE);
-		np = np == MAP_FAILED ? NULL : np;
-	} else {
-		np = mmap(NULL, cap, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		np = np == MAP_FAILED ? NULL : np;
-		if (np && b->len)
-			memcpy(np, b->p, b->len);
-		if (np)
-			free(b->p);
-	}
-	if (!np) {
-		b->oom = true;
-		return false;
-	}
-	b->p = np;
-	b->cap = cap;
-	return true;
-}
-
-void mbuf_put(struct mbuf *b, const char *p, size_t n)
-{
-	if (!mbuf_room(b, n))
-		return;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void mbuf_free(struct mbuf *b)
-{
-	if (b->cap > MBUF_MAP)
-		munmap(b->p, b->cap);
-	else
-		free(b->p);
-	*b = (struct mbuf){ 0 };
-}
-
-static void mbuf_sink(void *ctx, const char *p, size_t n)
-{
-	mbuf_put(ctx, p, n);
-}
-
-void mbuf_jw(struct jw *w, struct mbuf *b)
-{
-	jw_init(w, -1);
-	w->sink = mbuf_sink;
-	w->ctx = b;
-}
 
 /* --- the schemas ----------------------------------------------------- */
 
@@ -386,20 +319,6 @@ static char *member_str(const struct jv *j, int obj, const char *key,
 	return s;
 }
 
-/* String node v decoded into an empty b. 0, or -1. */
-int jv_mbuf(const struct jv *j, int v, struct mbuf *b)
-{
-	size_t cap;
-	long n;
-
-	if (jv_type(j, v) != JV_STR)
-		return -1;
-	cap = j->node[v].end - j->node[v].start + 1;
-	if (!mbuf_room(b, cap) || (n = jv_str(j, v, b->p, b->cap)) < 0)
-		return -1;
-	b->len = (size_t)n;
-	return 0;
-}
 
 static bool member_true(const struct jv *j, int obj, const char *key)
 {

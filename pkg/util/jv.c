@@ -1,12 +1,7 @@
-/* A bounded JSON reader for the client's messages and the session's
- * responses: one pass checks the syntax (RFC 8259, UTF-8 only) and
- * records every value as a node over the text; nothing is copied, and a
- * string is decoded only when asked for. The client is an agent program,
- * not trusted to be well-formed: every limit (nodes, depth) is checked
- * and reported, never a crash. */
+/* The bounded JSON reader (util/jv.h). */
 #include <string.h>
 
-#include "mcp/mcp.h"
+#include "util/jv.h"
 
 struct rd {
 	struct jv *j;
@@ -222,7 +217,7 @@ static int value(struct rd *r)
 	default: {
 		char close = type == JV_ARR ? ']' : '}';
 
-		if (++r->depth > MCP_DEPTH_MAX) {
+		if (++r->depth > JV_DEPTH_MAX) {
 			j->too_big = true;
 			return bad(r, "values nest too deep");
 		}
@@ -401,4 +396,19 @@ int jv_get(const struct jv *j, int obj, const char *key)
 		i = j->node[v].next;
 	}
 	return found;
+}
+
+/* String node v decoded into the empty b. 0, or -1. */
+int jv_mbuf(const struct jv *j, int v, struct mbuf *b)
+{
+	size_t cap;
+	long n;
+
+	if (jv_type(j, v) != JV_STR)
+		return -1;
+	cap = j->node[v].end - j->node[v].start + 1;
+	if (!mbuf_room(b, cap) || (n = jv_str(j, v, b->p, b->cap)) < 0)
+		return -1;
+	b->len = (size_t)n;
+	return 0;
 }
