@@ -1350,3 +1350,26 @@ __MUTATIONS__
 @@ tests: integration/mcp
 -	if (m->nch == m->max_sessions)
 +	if (0 && m->nch == m->max_sessions)
+
+@@ name: bridge-any-name
+@@ invariant: SESSION Tool bridge: a call reaches the client only for a declared tool (a forged name is refused inside Python)
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-		if (strlen(b->tools[i].name) == nl &&
+-		    !memcmp(b->tools[i].name, name, nl))
++		if (1 || (strlen(b->tools[i].name) == nl &&
++		    !memcmp(b->tools[i].name, name, nl)))
+
+@@ name: bridge-no-inflight-bound
+@@ invariant: SESSION Tool bridge: at most 16 bridged calls in flight reach the client (a flood is refused inside Python)
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-	if (b->nfly >= BR_INFLIGHT_MAX) {
++	if (b->nfly >= BR_SLOTS) {
+
+@@ name: bridge-end-keeps-calls
+@@ invariant: SESSION Tool bridge: the execute's deadline (and cancel) ends the calls in flight
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-			finish(b, b->fly[i].rec, st, m, sizeof(m) - 1);
++			(void)st;

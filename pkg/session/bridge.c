@@ -40,6 +40,9 @@ void mbuf_jw(struct jw *w, struct mbuf *b)
 #define BR_RECORDS_MAX 64
 #define BR_PREVIEW 4096
 #define BR_NODES 16384
+/* Slots for calls in flight: more than the bound, which is the check in
+ * br_frame, not the array's end. */
+#define BR_SLOTS 64
 
 struct br_tool {
 	char name[BR_NAME_MAX + 1];
@@ -71,7 +74,7 @@ struct bridge {
 	char *spec;		/* the declared tools as JSON, for the worker */
 	size_t spec_len;
 	unsigned spec_gen;	/* the worker generation that has it */
-	struct br_call fly[BR_INFLIGHT_MAX];
+	struct br_call fly[BR_SLOTS];
 	unsigned nfly;
 	struct br_rec *rec;	/* BR_RECORDS_MAX, mapped */
 	unsigned nrec, omitted;
@@ -539,7 +542,7 @@ int br_frame(struct sess *s, const struct frame *f)
 	if (!id || il != 16 || memcmp(id, b->nonce, 16))
 		return refuse_call(b, cidbuf, rec, "a call outside the "
 				   "running execute"), 0;
-	for (unsigned i = 0; i < BR_INFLIGHT_MAX; i++)
+	for (unsigned i = 0; i < BR_SLOTS; i++)
 		if (b->fly[i].live && !strcmp(b->fly[i].cid, cidbuf))
 			return refuse_call(b, cidbuf, rec, "a call id "
 					   "already in flight"), 0;
@@ -562,7 +565,7 @@ int br_frame(struct sess *s, const struct frame *f)
 			 "flight", BR_INFLIGHT_MAX);
 		return refuse_call(b, cidbuf, rec, msg), 0;
 	}
-	for (unsigned i = 0; i < BR_INFLIGHT_MAX; i++)
+	for (unsigned i = 0; i < BR_SLOTS; i++)
 		if (!b->fly[i].live) {
 			c = &b->fly[i];
 			break;
@@ -618,7 +621,7 @@ static void tool_result(struct sess *s, const struct jv *j)
 	if ((vc >= 0) == (ve >= 0) || jv_type(j, vc >= 0 ? vc : ve) != JV_STR)
 		return note_drop(b, "a tool_result needs content or error (a "
 				 "string), not both");
-	for (unsigned i = 0; b->live && i < BR_INFLIGHT_MAX; i++) {
+	for (unsigned i = 0; b->live && i < BR_SLOTS; i++) {
 		char name[40];
 
 		snprintf(name, sizeof(name), "call-%u", b->fly[i].serial);
@@ -676,7 +679,6 @@ bool br_want_input(const struct sess *s)
 void br_input(struct sess *s)
 {
 	struct inbuf *in = s->inb;
-	struct bridge *b = s->br;
 	ssize_t k;
 
 	k = read(0, in->p + in->len, SESS_FRAME_MAX - in->len);
@@ -684,6 +686,16 @@ void br_input(struct sess *s)
 		in->eof = true;
 	if (k > 0)
 		in->len += (size_t)k;
+	br_take(s);
+}
+
+void br_take(struct sess *s)
+{
+	struct inbuf *in = s->inb;
+	struct bridge *b = s->br;
+
+	if (!b)
+		return;
 	/* tool_result lines are the bridge's, wherever they are; any other
 	 * line waits, in its place, for the end of the execute. */
 	for (size_t off = in->busy; off < in->len;) {
@@ -710,7 +722,7 @@ void br_input(struct sess *s)
 		/* Nobody will answer: the calls in flight fail now. */
 		static const char m[] = "the client closed its input";
 
-		for (unsigned i = 0; i < BR_INFLIGHT_MAX; i++) {
+		for (unsigned i = 0; i < BR_SLOTS; i++) {
 			struct br_call *c = &b->fly[i];
 
 			if (!c->live)
@@ -777,7 +789,7 @@ void br_end(struct sess *s, const char *status)
 		return;
 	st = !strcmp(status, "timeout") ? "timeout" :
 	     !strcmp(status, "cancelled") ? "cancelled" : "abandoned";
-	for (unsigned i = 0; i < BR_INFLIGHT_MAX; i++)
+	for (unsigned i = 0; i < BR_SLOTS; i++)
 		if (b->fly[i].live) {
 			finish(b, b->fly[i].rec, st, m, sizeof(m) - 1);
 			b->fly[i].live = false;
@@ -846,4 +858,17 @@ void br_report(struct sess *s, struct jw *w)
 	jw_raw(w, "]", 1);
 	if (b && b->omitted)
 		jw_knum(w, "nestedCallsOmitted", b->omitted);
+}
+
+void br_free(struct sess *s)
+{
+	struct bridge *b = s->br;
+
+	if (!b)
+		return;
+	free(b->spec);
+	free(b->out);
+	munmap(b->rec, BR_RECORDS_MAX * sizeof(struct br_rec));
+	free(b);
+	s->br = NULL;
 }

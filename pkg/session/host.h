@@ -138,6 +138,9 @@ int br_frame(struct sess *s, const struct frame *f);
 /* While an execute runs: read the caller's input (tool_result lines)? */
 bool br_want_input(const struct sess *s);
 void br_input(struct sess *s);
+/* The tool_result lines among what s->inb holds after the line being
+ * handled (br_input, after its read). */
+void br_take(struct sess *s);
 /* Frames queued for the worker? Write what the socket takes. */
 bool br_want_write(const struct sess *s);
 void br_flush(struct sess *s);
@@ -147,6 +150,9 @@ void br_end(struct sess *s, const char *status);
 
 /* "nestedCalls" of the execute's response. */
 void br_report(struct sess *s, struct jw *w);
+
+/* Free the bridge (the session's end; the fuzz target). */
+void br_free(struct sess *s);
 
 /* --- mounts.c ------------------------------------------------------- */
 
