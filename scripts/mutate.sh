@@ -1372,3 +1372,47 @@ __MUTATIONS__
 @@ tests: integration/denials
 -	       (s->report_set[nr / 64] >> (nr % 64) & 1);
 +	       sc_report_call((int)nr);
+
+@@ name: mcp-mounts-allowed
+@@ invariant: MCP security model 2: the model never chooses mounts (the session's mounts action is refused by the python tool)
+@@ file: pkg/mcp/tool.c
+@@ tests: integration/mcp
+-	if ((v = jv_get(j, args, "action")) >= 0 && !jv_is(j, v, "execute") &&
++	if ((v = jv_get(j, args, "action")) >= 0 && 0 && !jv_is(j, v, "execute") &&
+
+@@ name: mcp-cancel-ignored
+@@ invariant: MCP: notifications/cancelled interrupts the running execute (the session's cancel)
+@@ file: pkg/mcp/child.c
+@@ tests: integration/mcp
+-	if (c->pid && kill(c->pid, SIGINT) == 0)
++	if (c->pid && kill(c->pid, 0) == 0)
+
+@@ name: mcp-session-cap
+@@ invariant: MCP: at most --max-sessions sessions (sandboxes) run at once
+@@ file: pkg/mcp/server.c
+@@ tests: integration/mcp
+-	if (m->nch == m->max_sessions)
++	if (0 && m->nch == m->max_sessions)
+
+@@ name: bridge-any-name
+@@ invariant: SESSION Tool bridge: a call reaches the client only for a declared tool (a forged name is refused inside Python)
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-		if (strlen(b->tools[i].name) == nl &&
+-		    !memcmp(b->tools[i].name, name, nl))
++		if (1 || (strlen(b->tools[i].name) == nl &&
++		    !memcmp(b->tools[i].name, name, nl)))
+
+@@ name: bridge-no-inflight-bound
+@@ invariant: SESSION Tool bridge: at most 16 bridged calls in flight reach the client (a flood is refused inside Python)
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-	if (b->nfly >= BR_INFLIGHT_MAX) {
++	if (b->nfly >= BR_SLOTS) {
+
+@@ name: bridge-end-keeps-calls
+@@ invariant: SESSION Tool bridge: the execute's deadline (and cancel) ends the calls in flight
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-			finish(b, b->fly[i].rec, st, m, sizeof(m) - 1);
++			(void)st;
