@@ -83,7 +83,7 @@ FUZZ_PKG_OBJS := $(PKG_SRCS:%.c=$(B)/fuzz/obj/%.o)
 
 # --- generated --------------------------------------------------------------
 
-# The native syscall table for pkg/seccomp/names.c: SC_SYSCALL(name, nr)
+# The native syscall table for pkg/scnames/scnames.c: SC_SYSCALL(name, nr)
 # lines sorted by name (C locale = strcmp order), from the compiler's uapi
 # <asm/unistd_64.h> ($(2): unistd_32 for i386's, which pid 1 uses to name
 # an int 0x80 call the filter killed); fewer than 300 entries means the
@@ -107,14 +107,14 @@ $(B)/gen/syscalls_x86_64.h: Makefile | $(UAPI_INCLUDE)
 	$(call gen_syscalls,$(CC) $(ALL_CPPFLAGS))
 $(B)/fuzz/gen/syscalls_x86_64.h: Makefile
 	$(call gen_syscalls,$(FUZZ_CC) -D_GNU_SOURCE)
-$(B)/obj/pkg/seccomp/names.o: $(B)/gen/syscalls_x86_64.h
+$(B)/obj/pkg/scnames/scnames.o: $(B)/gen/syscalls_x86_64.h
 $(B)/gen/syscalls_i386.h: Makefile | $(UAPI_INCLUDE)
 	$(call gen_syscalls,$(CC) $(ALL_CPPFLAGS),unistd_32)
 $(B)/fuzz/gen/syscalls_i386.h: Makefile
 	$(call gen_syscalls,$(FUZZ_CC) -D_GNU_SOURCE,unistd_32)
 $(B)/obj/pkg/reaper/sigsys.o: $(B)/gen/syscalls_i386.h
 $(B)/fuzz/obj/pkg/reaper/sigsys.o: $(B)/fuzz/gen/syscalls_i386.h
-$(B)/fuzz/obj/pkg/seccomp/names.o: $(B)/fuzz/gen/syscalls_x86_64.h
+$(B)/fuzz/obj/pkg/scnames/scnames.o: $(B)/fuzz/gen/syscalls_x86_64.h
 
 # The egress proxy's seccomp filter as a BPF program (pkg/egress/filter.h
 # -> build/gen/egress_bpf.h), compiled here by tools/egress-bpf with
@@ -173,17 +173,21 @@ $(B)/obj/%.o: %.c Makefile | $(SECCOMP_LIB) $(UAPI_INCLUDE)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# A thin archive: its members keep their paths (two modules may both have
+# a net.o), so each program's link map names exactly which pkg/ files it
+# links (scripts/tcb.py, docs/SECURITY.md's table).
 $(LIB): $(PKG_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcsT $@ $^
 
 # One link rule per program: its objects are every cmd/<name>/*.c.
 define program_rule
 $(B)/bin/$(1): $(patsubst %.c,$(B)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(LIB) $(SECCOMP_LIB)
 	@mkdir -p $$(@D)
 	$$(call msg,LD,$$@)
-	$$(Q)$$(CC) $$(ALL_CFLAGS) -static $$(GC_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $(SECCOMP_LIB)
+	$$(Q)mkdir -p $(B)/map
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -static $$(GC_LDFLAGS) $$(LDFLAGS) -Wl,-Map=$(B)/map/$(1).map -o $$@ $$(filter %.o,$$^) $(LIB) $(SECCOMP_LIB)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 

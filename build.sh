@@ -118,11 +118,39 @@ ensure_test_packages() {
 	say "installing for the tests: $missing"
 	export DEBIAN_FRONTEND=noninteractive
 	# shellcheck disable=SC2086 # word splitting of the package list is wanted
-	{ apt-get install -y -qq --no-install-recommends $missing </dev/null ||
+	{ apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+		--no-install-recommends $missing </dev/null ||
 		{ apt-get update -qq </dev/null &&
-			apt-get install -y -qq --no-install-recommends $missing \
-				</dev/null; }; } >>"$B/apt-install.log" 2>&1 ||
+			apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+				--no-install-recommends $missing </dev/null; }; } \
+		>>"$B/apt-install.log" 2>&1 ||
 		{ tail -n 30 "$B/apt-install.log" >&2; die "apt-get install failed"; }
+}
+
+# The MCP clients test/integration/mcp_sdk.sh runs pysbx mcp against (the
+# official SDK and the Inspector), at the versions test/mcp/package-lock.json
+# pins, from the npm registry into build/test/mcp-node (never committed,
+# never shipped). Again only when the lock changed. Without npm or the
+# registry the test skips, naming why.
+mcp_clients() {
+	local dir=$B/test/mcp-node
+	command -v npm >/dev/null || { say "no npm: the MCP client tests skip"; return 0; }
+	if [[ -d $dir/node_modules ]] &&
+		cmp -s test/mcp/package-lock.json "$dir/package-lock.json"; then
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp test/mcp/package.json test/mcp/package-lock.json "$dir/"
+	say "installing the MCP test clients (npm ci, test/mcp/package-lock.json)"
+	if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error \
+		</dev/null >"$B/npm-ci.log" 2>&1); then
+		tail -n 5 "$B/npm-ci.log" >&2
+		say "npm ci failed: the MCP client tests skip"
+		rm -rf "$dir/node_modules"
+	fi
+	# The test uid reads them from a copy (test/run.sh).
+	chmod -R a+rX "$dir" 2>/dev/null || true
 }
 
 # --- libseccomp source via a private apt configuration ---------------------
@@ -580,6 +608,7 @@ build)
 test)
 	prepare
 	ensure_test_packages
+	mcp_clients
 	run_make all || die "make failed"
 	fix_modes
 	exec "$ROOT/test/run.sh"

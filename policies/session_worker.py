@@ -53,21 +53,39 @@ class Reader:
             raise ValueError("bad netstring")
         return buf[colon + 1:end], end + 1
 
+    def _take(self):
+        """A complete frame from the buffer, or None."""
+        colon = self.buf.find(b":")
+        if colon > 0:
+            n = int(self.buf[:colon])
+            if len(self.buf) >= colon + n + 2:
+                payload, off = self._netstring(self.buf, 0)
+                self.buf = self.buf[off:]
+                fields, i = {}, 0
+                while i < len(payload):
+                    k, i = self._netstring(payload, i)
+                    v, i = self._netstring(payload, i)
+                    fields[k.decode()] = v
+                return fields
+        return None
+
     def frame(self):
         while True:
-            colon = self.buf.find(b":")
-            if colon > 0:
-                n = int(self.buf[:colon])
-                if len(self.buf) >= colon + n + 2:
-                    payload, off = self._netstring(self.buf, 0)
-                    self.buf = self.buf[off:]
-                    fields, i = {}, 0
-                    while i < len(payload):
-                        k, i = self._netstring(payload, i)
-                        v, i = self._netstring(payload, i)
-                        fields[k.decode()] = v
-                    return fields
+            f = self._take()
+            if f is not None:
+                return f
             self._fill()
+
+    def ready(self):
+        """One read (the channel is readable), then every complete
+        frame."""
+        self._fill()
+        frames = []
+        while True:
+            f = self._take()
+            if f is None:
+                return frames
+            frames.append(f)
 
 
 def cut(b, limit):
@@ -152,6 +170,143 @@ def new_loop():
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     return loop
+
+
+class ToolResult(str):
+    """A bridged tool's result: its text, and json() to parse it."""
+
+    tool = "a tool"
+
+    def json(self):
+        import json
+        try:
+            return json.loads(self)
+        except ValueError as e:
+            raise ValueError("the result of %s is not JSON (%s): %r"
+                             % (self.tool, e, self[:200])) from None
+
+
+class Bridge:
+    """The client's tools as async functions (docs/SESSION.md, "Tool
+    bridge"). A call is a frame to the host; its answer comes back as a
+    frame on the same channel, read by the event loop while the execute
+    awaits. The host checks every call; this side only keeps the worker
+    polite (at most MAX in flight, calls only during an execute)."""
+
+    MAX = 16
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.tools = []
+        self.pending = {}
+        self.waiting = []
+        self.serial = 0
+        self.id = None
+        self.loop = None
+
+    def install(self, ns, spec):
+        import json
+        for t in self.tools:
+            if ns.get(t["py"]) is t.get("fn"):
+                ns.pop(t["py"], None)
+        self.tools = json.loads(spec)
+        for t in self.tools:
+            t["fn"] = self.callable(t)
+            ns[t["py"]] = t["fn"]
+        ns["available_tools"] = self.available
+
+    def callable(self, t):
+        name = t["name"]
+
+        async def call(**kwargs):
+            return await self.call(name, kwargs)
+        call.__name__ = call.__qualname__ = t["py"]
+        call.__doc__ = t.get("description")
+        return call
+
+    def available(self):
+        """The declared tools' signatures, one a line."""
+        out = []
+        for t in self.tools:
+            props = (t.get("inputSchema") or {}).get("properties") or {}
+            req = set((t.get("inputSchema") or {}).get("required") or ())
+            args = []
+            for k, v in props.items():
+                ty = v.get("type", "any") if isinstance(v, dict) else "any"
+                args.append("%s: %s%s" % (k, ty, "" if k in req else " = ..."))
+            line = "async def %s(%s) -> str" % (t["py"], ", ".join(args))
+            if t.get("description"):
+                line += "  # " + t["description"].splitlines()[0][:200]
+            out.append(line)
+        return "\n".join(out)
+
+    async def call(self, name, kwargs):
+        import asyncio
+        import json
+        if self.id is None:
+            raise RuntimeError("bridged tools can be called only while an "
+                               "execute runs")
+        args = json.dumps(kwargs, ensure_ascii=False).encode()
+        loop = asyncio.get_running_loop()
+        while len(self.pending) >= self.MAX:
+            w = loop.create_future()
+            self.waiting.append(w)
+            await w
+        self.serial += 1
+        cid = b"%d" % self.serial
+        fut = loop.create_future()
+        self.pending[cid] = (fut, name)
+        if self.loop is not loop:
+            if self.loop is not None:
+                self.loop.remove_reader(FD)
+            loop.add_reader(FD, self.readable)
+            self.loop = loop
+        try:
+            send(t=b"call", id=self.id, cid=cid, name=name.encode(),
+                 args=args)
+            return await fut
+        finally:
+            self.pending.pop(cid, None)
+            while self.waiting and len(self.pending) < self.MAX:
+                w = self.waiting.pop(0)
+                if not w.done():
+                    w.set_result(None)
+
+    def readable(self):
+        try:
+            frames = self.reader.ready()
+        except EOFError:
+            os._exit(0)
+        for f in frames:
+            cid = f.get("cid")
+            entry = self.pending.get(cid)
+            if f.get("t") != b"ret" or entry is None:
+                continue
+            fut, name = entry
+            if fut.done():
+                continue
+            if "ok" in f:
+                r = ToolResult(f["ok"].decode("utf-8", "replace"))
+                r.tool = name
+                fut.set_result(r)
+            else:
+                fut.set_exception(RuntimeError(
+                    f.get("err", b"").decode("utf-8", "replace")))
+
+    def end(self):
+        """The execute is over: waiting calls fail, the reader goes."""
+        self.id = None
+        for fut, _ in list(self.pending.values()):
+            if not fut.done() and not fut.get_loop().is_closed():
+                fut.set_exception(RuntimeError(
+                    "the execute ended before the tool answered"))
+        self.pending.clear()
+        if self.loop is not None:
+            try:
+                self.loop.remove_reader(FD)
+            except Exception:
+                pass
+            self.loop = None
 
 
 class Worker:
@@ -258,6 +413,7 @@ def main():
     sys.meta_path.insert(0, AsyncioHook())
     reader = Reader()
     worker = Worker()
+    bridge = Bridge(reader)
     send(t=b"ready", pid=b"%d" % os.getpid(),
          py=sys.version.split()[0].encode())
     while True:
@@ -265,9 +421,21 @@ def main():
             req = reader.frame()
         except EOFError:
             os._exit(0)
-        if req.get("t") != b"exec":
+        t = req.get("t")
+        if t == b"tools":
+            bridge.install(worker.ns, req["json"])
+            continue
+        if t == b"ret":
+            # The answer to a call of an execute that has ended.
+            continue
+        if t != b"exec":
             os._exit(4)
-        res = worker.execute(req["code"].decode("utf-8", "surrogateescape"))
+        bridge.id = req["id"]
+        try:
+            res = worker.execute(
+                req["code"].decode("utf-8", "surrogateescape"))
+        finally:
+            bridge.end()
         send(t=b"result", id=req["id"], **res)
 
 

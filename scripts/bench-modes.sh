@@ -18,29 +18,8 @@
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 111
-BENCH_UID=${BENCH_UID:-4244}
-for tool in hyperfine python3 setpriv; do
-	command -v "$tool" >/dev/null ||
-		{ echo "bench-modes.sh: fatal: $tool is missing (apt-get install hyperfine python3 util-linux)" >&2; exit 111; }
-done
-[[ -x build/bin/pysbx-landlock && -x build/test/probe/bench_true ]] ||
-	{ echo "bench-modes.sh: fatal: the build is missing: run ./build.sh" >&2; exit 111; }
-
-W=$(mktemp -d /tmp/pysbx-bench-modes.XXXXXX) || exit 111
-trap 'rm -rf "$W"' EXIT
-chmod 0755 "$W"
-mkdir -p "$W/build" "$W/ws" "$W/res"
-cp -R build/bin "$W/build/bin"
-cp -R policies "$W/policies"
-cp build/test/probe/bench_true "$W/ws/"
-chmod -R a+rX,go-w "$W/build" "$W/policies" "$W/ws"
-run=(env)
-if [[ $(id -u) == 0 ]]; then
-	chown "$BENCH_UID:$BENCH_UID" "$W/ws" "$W/res"
-	run=(setpriv --reuid="$BENCH_UID" --regid="$BENCH_UID" --clear-groups
-		--inh-caps=-all --bounding-set=-all env -i PATH=/usr/bin:/bin
-		HOME=/nonexistent LANG=C.UTF-8)
-fi
+. scripts/bench/common.inc
+bench_setup bench-modes.sh 4244
 R="$W/build/bin/pysbx run -p $W/policies/agent-shell.policy -D WORKSPACE=$W/ws"
 T="-- $W/ws/bench_true"
 "${run[@]}" hyperfine -N --warmup "${BENCH_WARMUP:-5}" --runs "${BENCH_RUNS:-50}" \

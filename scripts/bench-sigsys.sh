@@ -23,34 +23,14 @@
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 111
-BENCH_UID=${BENCH_UID:-4245}
 BASE=${1:-}
-for tool in hyperfine python3 setpriv; do
-	command -v "$tool" >/dev/null ||
-		{ echo "bench-sigsys.sh: fatal: $tool is missing (apt-get install hyperfine python3 util-linux)" >&2; exit 111; }
-done
-[[ -x build/bin/pysbx && -x build/test/probe/bench_true ]] ||
-	{ echo "bench-sigsys.sh: fatal: the build is missing: run ./build.sh" >&2; exit 111; }
+. scripts/bench/common.inc
+bench_setup bench-sigsys.sh 4245
 [[ -z $BASE || -x $BASE/pysbx ]] ||
 	{ echo "bench-sigsys.sh: fatal: $BASE/pysbx is missing" >&2; exit 111; }
-
-W=$(mktemp -d /tmp/pysbx-bench-sigsys.XXXXXX) || exit 111
-trap 'rm -rf "$W"' EXIT
-chmod 0755 "$W"
-mkdir -p "$W/build" "$W/ws" "$W/res"
-cp -R build/bin "$W/build/bin"
-[[ -n $BASE ]] && cp -R "$BASE" "$W/base"
-cp -R policies "$W/policies"
+[[ -n $BASE ]] && cp -R "$BASE" "$W/base" && chmod -R a+rX,go-w "$W/base"
 { cat policies/python.policy; echo 'seccomp errno=EPERM sendmsg'; } >"$W/policies/kernel-kill.policy"
-cp build/test/probe/bench_true "$W/ws/"
-chmod -R a+rX,go-w "$W"
-run=(env)
-if [[ $(id -u) == 0 ]]; then
-	chown "$BENCH_UID:$BENCH_UID" "$W/ws" "$W/res"
-	run=(setpriv --reuid="$BENCH_UID" --regid="$BENCH_UID" --clear-groups
-		--inh-caps=-all --bounding-set=-all env -i PATH=/usr/bin:/bin
-		HOME=/nonexistent LANG=C.UTF-8)
-fi
+chmod 0644 "$W/policies/kernel-kill.policy"
 A="-D WORKSPACE=$W/ws -- /workspace/bench_true"
 cmds=(-n supervised "$W/build/bin/pysbx run -p $W/policies/python.policy $A"
 	-n "kernel kill" "$W/build/bin/pysbx run -p $W/policies/kernel-kill.policy $A")

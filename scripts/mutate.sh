@@ -291,7 +291,7 @@ __MUTATIONS__
 
 @@ name: preset-io-uring-no-setup
 @@ invariant: DESIGN 6: the filter covers io_uring (@io-uring holds all three calls)
-@@ file: pkg/seccomp/names.c
+@@ file: pkg/scnames/scnames.c
 @@ tests: unit/test_seccomp
 -	"io_uring_setup", "io_uring_enter", "io_uring_register", NULL,
 +	"io_uring_enter", "io_uring_register", NULL,
@@ -518,28 +518,28 @@ __MUTATIONS__
 
 @@ name: tiocsti-high-bits
 @@ invariant: DESIGN 6 / SECURITY: TIOCSTI denied however its int argument is spelled (high bits)
-@@ file: pkg/seccomp/names.c
+@@ file: pkg/scnames/scnames.c
 @@ tests: integration/seccomp security/escape unit/test_seccomp
 -	"ioctl arg1&0xffffffff==TIOCSTI",
 +	"ioctl arg1==TIOCSTI",
 
 @@ name: unix-sockets-high-bits
 @@ invariant: DESIGN 6: @unix-sockets matches the int family in its low 32 bits
-@@ file: pkg/seccomp/names.c
+@@ file: pkg/scnames/scnames.c
 @@ tests: integration/seccomp unit/test_seccomp
 -	"socket arg0&0xffffffff==AF_UNIX",
 +	"socket arg0==AF_UNIX",
 
 @@ name: preset-namespaces-newuser
 @@ invariant: DESIGN 5/6: @namespaces covers clone(CLONE_NEWUSER)
-@@ file: pkg/seccomp/names.c
+@@ file: pkg/scnames/scnames.c
 @@ tests: unit/test_seccomp security/escape
 -	"clone arg0&CLONE_NEWUSER==CLONE_NEWUSER",
 -
 
 @@ name: preset-mount-fsopen
 @@ invariant: SECURITY escape 22: @mount covers the new mount API (fsopen)
-@@ file: pkg/seccomp/names.c
+@@ file: pkg/scnames/scnames.c
 @@ tests: unit/test_seccomp security/escape
 -	"mount", "umount", "umount2", "pivot_root", "chroot", "fsopen",
 +	"mount", "umount", "umount2", "pivot_root", "chroot",
@@ -797,7 +797,7 @@ __MUTATIONS__
 
 @@ name: proxy-client-udp
 @@ invariant: SECURITY (network): @proxy-client refuses every socket but TCP (UDP here)
-@@ file: pkg/seccomp/names.c
+@@ file: pkg/scnames/scnames.c
 @@ tests: integration/proxy
 -	"socket arg1&0xf==2", "socket arg1&0xf==3", "socket arg1&0xf==4",
 +	"socket arg1&0xf==3", "socket arg1&0xf==4",
@@ -924,14 +924,14 @@ __MUTATIONS__
 
 @@ name: proxy-deny-not-first
 @@ invariant: POLICY net-deny: a matching net-deny refuses a request whatever allows it (deny wins)
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -		if (p->px[i].deny && port_match(&p->px[i], port) &&
 +		if (0 && p->px[i].deny && port_match(&p->px[i], port) &&
 
 @@ name: proxy-default-allow
 @@ invariant: POLICY net-proxy: what no rule allows is refused (default deny)
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -	*rule = -1;
 -	return 0;
@@ -940,21 +940,21 @@ __MUTATIONS__
 
 @@ name: proxy-suffix-without-dot
 @@ invariant: POLICY net-allow *.example.com matches names below example.com only, not badexample.com nor example.com
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -		return hl > sl + 1 && h->name[hl - sl - 1] == '.' &&
 +		return hl >= sl &&
 
 @@ name: proxy-deny-address-ignored
 @@ invariant: POLICY net-deny ADDRESS also refuses a name that resolves to that address
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -		if (r->deny) {
 +		if (0 && r->deny) {
 
 @@ name: proxy-nonpublic-allowed
 @@ invariant: SECURITY proxy: a name resolving to loopback, private, link-local... is refused unless a rule or pin names the address (DNS rebinding)
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -	if (px_classify(a) != PX_PUBLIC)
 -		return PXA_NONPUBLIC;
@@ -963,28 +963,28 @@ __MUTATIONS__
 
 @@ name: proxy-own-address-allowed
 @@ invariant: SECURITY proxy: the host's own (even public) addresses are refused unless named
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -		if (px_addr_same(&own[i], a))
 +		if (0 && px_addr_same(&own[i], a))
 
 @@ name: proxy-metadata-public
 @@ invariant: SECURITY proxy: 169.254.0.0/16 (cloud metadata) is link-local, not public
-@@ file: pkg/proxy/addr.c
+@@ file: pkg/netaddr/addr.c
 @@ tests: unit/test_proxy
 -	if (in4(a, 169, 254, 0, 16))
 +	if (in4(a, 169, 254, 0, 24))
 
 @@ name: proxy-mapped-v6-distinct
 @@ invariant: POLICY net rules: ::ffff:a.b.c.d is a.b.c.d for rules and checks (a deny or allow of one holds for the other)
-@@ file: pkg/proxy/addr.c
+@@ file: pkg/netaddr/addr.c
 @@ tests: unit/test_proxy
 -	if (a->family == 6 && !memcmp(a->a, mapped_prefix, 12)) {
 +	if (0 && a->family == 6 && !memcmp(a->a, mapped_prefix, 12)) {
 
 @@ name: proxy-host-any-byte
 @@ invariant: SECURITY proxy: a host with '%', non-ASCII (no IDNA), NUL, CR, LF or space is refused
-@@ file: pkg/proxy/host.c
+@@ file: pkg/netaddr/host.c
 @@ tests: unit/test_proxy
 -	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
 +	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
@@ -992,7 +992,7 @@ __MUTATIONS__
 
 @@ name: proxy-numeric-host-as-name
 @@ invariant: SECURITY proxy: a numeric host that is not a dotted quad (2130706433, 0x7f.1) is refused, never resolved as a name
-@@ file: pkg/proxy/host.c
+@@ file: pkg/netaddr/host.c
 @@ tests: unit/test_proxy
 -	if (numeric_label(s + last, n - last)) {
 +	if (numeric_label(s + last, n - last) &&
@@ -1276,7 +1276,7 @@ __MUTATIONS__
 
 @@ name: proxy-mapped-not-same
 @@ invariant: SECURITY (network): an IPv4-mapped or NAT64 form of an address is that address for net-deny rules and the host-address check (red team: an AAAA ::ffff:a.b.c.d got past both)
-@@ file: pkg/proxy/addr.c
+@@ file: pkg/netaddr/addr.c
 @@ tests: unit/test_proxy
 -	if (a->family != 6 || r->family != 4 ||
 +	if (1 || a->family != 6 || r->family != 4 ||
@@ -1290,14 +1290,14 @@ __MUTATIONS__
 
 @@ name: proxy-unspecified-named
 @@ invariant: SECURITY (network): the unspecified address (0.0.0.0, ::) is never a destination, named or not (a connect to it reaches this host)
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -	if (px_classify(a) == PX_UNSPEC)
 +	if (0 && px_classify(a) == PX_UNSPEC)
 
 @@ name: proxy-own-overflow-open
 @@ invariant: SECURITY (network): when the host has more addresses than the proxy holds, an address no rule names is refused as possibly the host's
-@@ file: pkg/proxy/match.c
+@@ file: pkg/policy/netmatch.c
 @@ tests: unit/test_proxy
 -	if (!own && nown)
 +	if (0 && !own && nown)
@@ -1327,8 +1327,8 @@ __MUTATIONS__
 @@ invariant: SECCOMP Naming the killed syscall: the filter's listener never reaches the target (it could answer its own kills)
 @@ file: pkg/seccomp/compile.c
 @@ tests: integration/sigsys
--	if (send_fd(sock, fd) < 0)
-+	if (fcntl(fd, F_SETFD, 0) < 0 || send_fd(sock, fd) < 0)
+-	if (send_fd(sock, fd, f) < 0)
++	if (fcntl(fd, F_SETFD, 0) < 0 || send_fd(sock, fd, f) < 0)
 
 @@ name: sigsys-exit-137
 @@ invariant: SECCOMP Naming the killed syscall: a target the filter killed still ends the run with 159 (128+SIGSYS), as the kernel's kill
@@ -1336,3 +1336,90 @@ __MUTATIONS__
 @@ tests: integration/sigsys
 -					status = SIGSYS; /* as W_EXITCODE(0, SIGSYS) */
 +					status = SIGKILL;
+
+@@ name: denials-answer-allow
+@@ invariant: DENIALS: pid 1 answers a reported call "continue", never a result of its own: the kernel decides every call
+@@ file: pkg/reaper/denials.c
+@@ tests: integration/denials
+-	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
++	resp.val = 0;
+
+@@ name: denials-host-unchecked
+@@ invariant: DENIALS: a path missing from the view is said to exist on the host only when the caller could read it there (never reported from another view)
+@@ file: pkg/guard/denials.c
+@@ tests: integration/denials
+-	    faccessat(AT_FDCWD, e.at, R_OK, AT_EACCESS) < 0)
++	    faccessat(AT_FDCWD, "/", R_OK, AT_EACCESS) < 0)
+
+@@ name: denials-host-existence-only
+@@ invariant: DENIALS: the host check is the caller's read permission, not mere existence (a file the caller cannot read is not named)
+@@ file: pkg/guard/denials.c
+@@ tests: integration/denials
+-	    faccessat(AT_FDCWD, e.at, R_OK, AT_EACCESS) < 0)
++	    faccessat(AT_FDCWD, e.at, F_OK, AT_EACCESS) < 0)
+
+@@ name: denials-flood-listed
+@@ invariant: DENIALS: a flood cannot flood the caller's terminal: GUARD_DENIALS_LISTED paths are named, the rest counted
+@@ file: pkg/guard/guard.h
+@@ tests: integration/denials
+-#define GUARD_DENIALS_LISTED 64
++#define GUARD_DENIALS_LISTED 256
+
+@@ name: denials-flood-no-dedup
+@@ invariant: DENIALS: each distinct path is examined and sent once, repeats are only counted (pid 1's table is bounded)
+@@ file: pkg/reaper/denials.c
+@@ tests: integration/denials
+-		den.count[i]++;
+-		return;
++		den.count[i]++;
+
+@@ name: denials-kill-continued
+@@ invariant: DENIALS: only calls the policy allows outright are reported; a notification for any other is a kill, never "continue"
+@@ file: pkg/reaper/denials.c
+@@ tests: integration/denials
+-	       (s->report_set[nr / 64] >> (nr % 64) & 1);
++	       sc_report_call((int)nr);
+
+@@ name: mcp-mounts-allowed
+@@ invariant: MCP security model 2: the model never chooses mounts (the session's mounts action is refused by the python tool)
+@@ file: pkg/mcp/tool.c
+@@ tests: integration/mcp
+-	if ((v = jv_get(j, args, "action")) >= 0 && !jv_is(j, v, "execute") &&
++	if ((v = jv_get(j, args, "action")) >= 0 && 0 && !jv_is(j, v, "execute") &&
+
+@@ name: mcp-cancel-ignored
+@@ invariant: MCP: notifications/cancelled interrupts the running execute (the session's cancel)
+@@ file: pkg/mcp/child.c
+@@ tests: integration/mcp
+-	if (c->pid && kill(c->pid, SIGINT) == 0)
++	if (c->pid && kill(c->pid, 0) == 0)
+
+@@ name: mcp-session-cap
+@@ invariant: MCP: at most --max-sessions sessions (sandboxes) run at once
+@@ file: pkg/mcp/server.c
+@@ tests: integration/mcp
+-	if (m->nch == m->max_sessions)
++	if (0 && m->nch == m->max_sessions)
+
+@@ name: bridge-any-name
+@@ invariant: SESSION Tool bridge: a call reaches the client only for a declared tool (a forged name is refused inside Python)
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-		if (strlen(b->tools[i].name) == nl &&
+-		    !memcmp(b->tools[i].name, name, nl))
++		if (1 || (strlen(b->tools[i].name) == nl &&
++		    !memcmp(b->tools[i].name, name, nl)))
+
+@@ name: bridge-no-inflight-bound
+@@ invariant: SESSION Tool bridge: at most 16 bridged calls in flight reach the client (a flood is refused inside Python)
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-	if (b->nfly >= BR_INFLIGHT_MAX) {
++	if (b->nfly >= BR_SLOTS) {
+
+@@ name: bridge-end-keeps-calls
+@@ invariant: SESSION Tool bridge: the execute's deadline (and cancel) ends the calls in flight
+@@ file: pkg/session/bridge.c
+@@ tests: integration/bridge
+-			finish(b, b->fly[i].rec, st, m, sizeof(m) - 1);
++			(void)st;

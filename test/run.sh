@@ -264,6 +264,9 @@ if ((${#scripts[@]} + ${#pkg_scripts[@]})) && [[ $(id -u) == 0 ]]; then
 	[[ -d build/bin ]] && cp -R --preserve=mode,timestamps build/bin "$WORK/build/bin"
 	[[ -d build/test/probe ]] && cp -R --preserve=mode,timestamps build/test/probe "$WORK/build/test/probe"
 	[[ -d build/policies ]] && cp -R --preserve=mode,timestamps build/policies "$WORK/build/policies"
+	# The MCP clients of test/integration/mcp_sdk.sh (./build.sh test).
+	[[ -d build/test/mcp-node/node_modules && " ${scripts[*]} " == *mcp_sdk* ]] &&
+		cp -R --preserve=mode,timestamps build/test/mcp-node "$WORK/build/test/mcp-node"
 	cp -R --preserve=mode,timestamps test "$WORK/test"
 	# The docs, for the tests that run their examples as printed.
 	cp --preserve=mode,timestamps README.md "$WORK/README.md"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include <seccomp.h>
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 
 /* Signatures and table layout of libseccomp's src/syscalls.h, which is
  * not installed: check them again before moving to another release. */

@@ -9,6 +9,7 @@
 
 #include "chain/chain.h"
 #include "front/front.h"
+#include "mcp/mcp.h"
 #include "session/session.h"
 
 #define USAGE                                                                \
@@ -16,6 +17,7 @@
 	"       pysbx policy check|show POLICY [-D NAME=VALUE]...\n"         \
 	"       pysbx check [--json]\n"                                      \
 	"       " SESSION_USAGE "\n"                                          \
+	"       " MCP_USAGE "\n"                                              \
 	"       pysbx --help | --version\n"
 
 static _Noreturn void usage(int code)
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
 			return r;
 	} else if (!strcmp(argv[1], "session"))
 		return session_main(argc - 1, argv + 1);
+	else if (!strcmp(argv[1], "mcp"))
+		return mcp_main(argc - 1, argv + 1);
 	else if (!strcmp(argv[1], "policy"))
 		return front_policy(&d, argc - 1, argv + 1);
 	else if (!strcmp(argv[1], "check")) {
@@ -54,7 +58,7 @@ int main(int argc, char **argv)
 	}
 	else
 		diag_fail(&d, EXIT_USAGE, 0,
-			  "unknown command '%s' (use run, session, policy or check)",
+			  "unknown command '%s' (use run, session, mcp, policy or check)",
 			  argv[1]);
 	diag_exit(&d);
 }

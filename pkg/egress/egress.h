@@ -35,6 +35,7 @@
 
 #include "diag/diag.h"
 #include "policy/policy.h"
+#include "policy/netmatch.h"
 #include "proxy/proxy.h"
 
 /* Limits (docs/NETWORK.md "Limits"). */

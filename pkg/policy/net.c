@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "policy/internal.h"
-#include "proxy/proxy.h"
+#include "policy/netmatch.h"
 #include "util/num.h"
 
 void d_netproxy(struct ctx *c, const struct pos *pos, struct tok *t, int n)

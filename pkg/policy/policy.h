@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proxy/proxy.h"
+#include "netaddr/netaddr.h"
 
 #define PLAN_MAX_FS 256		/* filesystem directives */
 #define PLAN_MAX_ENV 128	/* env and env-pass entries */
@@ -141,6 +141,14 @@ struct sc_rule {
 	struct pos pos;
 };
 
+/* How a net-allow or net-deny rule names hosts. */
+enum px_rule_kind {
+	PXR_NAME,		/* example.com: that name only */
+	PXR_SUFFIX,		/* *.example.com: names below it, not itself */
+	PXR_ANY,		/* *: every host (net-deny only) */
+	PXR_IP,			/* 10.0.0.1, [::1]: that address only */
+};
+
 /* One net-allow or net-deny rule (docs/POLICY.md "Network proxy"). */
 struct px_rule {
 	bool deny;
@@ -167,7 +175,7 @@ enum plan_at {
 	PAT_UNSHARE, PAT_UID, PAT_GID, PAT_HOSTNAME, PAT_NESTED, PAT_CHDIR,
 	PAT_UMASK, PAT_SESSION, PAT_DIESIG, PAT_STDIN, PAT_KEEPFD, PAT_SCDEFAULT,
 	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_PROXY, PAT_LANDLOCK,
-	PAT_LLBEST, PAT_LLONLY, PAT_N
+	PAT_LLBEST, PAT_LLONLY, PAT_REPORT, PAT_N
 };
 
 /* Landlock classes a policy may mark best-effort (landlock-best-effort):
@@ -226,6 +234,8 @@ struct plan {
 	uint64_t kill_after_ms;	/* grace between TERM and KILL */
 	unsigned char timeout_unit, kill_after_unit; /* enum unit_written */
 	bool die_with_parent;
+	bool report_denials;	/* report denials: pid 1 names what the view
+				 * denies (docs/DENIALS.md) */
 	enum scratch_mode scratch;
 	const char *scratch_path; /* parent (create) or directory (adopt) */
 

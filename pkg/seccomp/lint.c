@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "seccomp/lint.h"
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 
 struct lint {
 	const struct plan *p;

@@ -23,13 +23,6 @@
 #define LOST_PROTOCOL "protocol_error"
 #define LOST_CANCELLED "cancelled"
 
-struct inbuf {
-	char *p;		/* SESS_FRAME_MAX + 1, mapped */
-	size_t len;
-	bool skipping;		/* inside a line that was too long */
-	bool eof;
-};
-
 struct ev {
 	bool in, sock, out, err, sig;
 };
@@ -539,13 +532,19 @@ static void run(struct sess *s, const struct request *q, struct result *r,
 			else if (k < 0 && errno != EAGAIN && errno != EINTR)
 				return died(s, r);
 		}
+		if (sent == txlen)
+			br_flush(s);
 		/* Bytes already read wait in s->pend: no poll for them. */
 		if (s->pend_len) {
 			memset(&e, 0, sizeof(e));
 			e.sock = true;
 		} else {
-			wait_ev(s, false, sent < txlen, deadline, &e);
+			wait_ev(s, br_want_input(s),
+				sent < txlen || br_want_write(s), deadline, &e);
 		}
+		/* The caller's answers to bridged calls. */
+		if (e.in)
+			br_input(s);
 		if (s->quit)
 			return fail_now(s, r, "cancelled", LOST_CANCELLED,
 					"the session was asked to end");
@@ -569,6 +568,20 @@ static void run(struct sess *s, const struct request *q, struct result *r,
 						s->rd.why);
 			if (st == 1 && late_result(s) == 0)
 				continue;
+			/* A bridged call: checked, then the caller's. */
+			if (st == 1 && frame_split(s->rd.buf, s->rd.len, &r->f,
+						   &why) == 0) {
+				int b = br_frame(s, &r->f);
+
+				if (b == -2)
+					return fail_now(s, r, "protocol_error",
+							LOST_PROTOCOL, "the "
+							"worker's channel is "
+							"broken: a malformed "
+							"call");
+				if (b == 0)
+					continue;
+			}
 			if (st == 1)
 				break;
 		}
@@ -679,6 +692,7 @@ static int respond(struct sess *s, const struct request *q,
 	jw_kbool(w, "workerStarted", r->started);
 	jw_knum(w, "generation", s->gen);
 	jw_kbool(w, "fresh", s->fresh || q->fresh);
+	br_report(s, w);
 	jw_knum(w, "durationMs", (long long)(now_ms() - r->t0));
 	if (s->notice[0])
 		jw_kstr(w, "notice", s->notice);
@@ -690,6 +704,7 @@ static int do_execute(struct sess *s, const struct request *q, char *tx,
 		      struct jw *w)
 {
 	struct result r = { .status = "ok", .t0 = now_ms() };
+	struct mbuf pre = { 0 };
 	char *pl = tx + SESS_FRAME_MAX / 2;
 	size_t cap = SESS_FRAME_MAX / 2 - 32, plen = 0, flen = 0;
 	unsigned char rnd[8];
@@ -707,6 +722,7 @@ static int do_execute(struct sess *s, const struct request *q, char *tx,
 	if (!s->guard && start(s, &r) < 0)
 		goto out;
 	s->lost[0] = '\0';
+	br_begin(s, nonce, q->id, &pre);
 	/* The payload in the upper half of tx, framed into the lower. */
 	if (frame_put(pl, cap, &plen, "t", 1) < 0 ||
 	    frame_put(pl, cap, &plen, "exec", 4) < 0 ||
@@ -719,10 +735,23 @@ static int do_execute(struct sess *s, const struct request *q, char *tx,
 			 "the request does not fit in a frame");
 		goto out;
 	}
-	run(s, q, &r, tx, flen, nonce);
+	if (pre.len) {
+		/* The bridge's frames first, in the same write stream. */
+		mbuf_put(&pre, tx, flen);
+		if (pre.oom) {
+			fail_now(s, &r, "protocol_error", LOST_PROTOCOL,
+				 "out of memory for the request's frames");
+			goto out;
+		}
+		run(s, q, &r, pre.p, pre.len, nonce);
+	} else {
+		run(s, q, &r, tx, flen, nonce);
+	}
+	br_end(s, r.status);
 	if ((q->fresh || s->fresh) && s->guard)
 		sbx_kill(s, true);
 out:
+	mbuf_free(&pre);
 	ret = respond(s, q, &r, w);
 	/* The result frame is answered: its pages go back (a frame being
 	 * read after it is still in s->pend, not in fbuf). */
@@ -744,6 +773,12 @@ static int handle(struct sess *s, char *line, size_t n, char *tx,
 	const char *code;
 	char msg[256];
 
+	switch (br_request(s, line, n, w)) {
+	case 1:
+		return 0;
+	case -1:
+		return -1;
+	}
 	if (req_parse(line, n, &q, &code, msg, sizeof(msg)) < 0)
 		return refuse(w, &q, code, msg);
 	switch (q.action) {
@@ -787,10 +822,12 @@ static int lines(struct sess *s, struct inbuf *in, char *tx, struct jw *w)
 		n = (size_t)(nl - in->p);
 		if (n && in->p[n - 1] == '\r')
 			n--;
+		in->busy = (size_t)(nl - in->p) + 1;
 		if (in->skipping)
 			in->skipping = false;
 		else if (n && handle(s, in->p, n, tx, w) < 0)
 			return -1;
+		in->busy = 0;
 		n = (size_t)(nl - in->p);
 		memmove(in->p, nl + 1, in->len - n - 1);
 		in->len -= n + 1;
@@ -800,7 +837,7 @@ static int lines(struct sess *s, struct inbuf *in, char *tx, struct jw *w)
 
 int sess_serve(struct sess *s)
 {
-	struct inbuf in = { NULL, 0, false, false };
+	struct inbuf in = { NULL, 0, false, false, 0 };
 	struct jw w;
 	char *tx;
 	struct ev e;
@@ -812,6 +849,8 @@ int sess_serve(struct sess *s)
 	if (in.p == MAP_FAILED || tx == MAP_FAILED)
 		return -1;
 	jw_init(&w, 1);
+	s->inb = &in;
+	s->w = &w;
 	while (!s->quit && !in.eof) {
 		wait_ev(s, true, false, 0, &e);
 		if (s->guard && (e.out || e.err || e.sock || s->guard_done))

@@ -35,6 +35,18 @@ struct cap {
 	size_t len;
 };
 
+/* The caller's input: requests, one a line. */
+struct inbuf {
+	char *p;		/* SESS_FRAME_MAX + 1, mapped */
+	size_t len;
+	bool skipping;		/* inside a line that was too long */
+	bool eof;
+	size_t busy;		/* the line being handled: its bytes stay at
+				 * the front until it is answered */
+};
+
+struct bridge;
+
 struct sess {
 	/* configuration (main.c) */
 	char dir[PATH_MAX];	/* the pysbx programs */
@@ -86,6 +98,12 @@ struct sess {
 	struct cap cout, cerr;
 	bool overflow;
 	char startup[4096];	/* the first stderr bytes while starting */
+
+	/* the tool bridge (bridge.c): the caller's input and output, which
+	 * it reads and writes while an execute runs */
+	struct inbuf *inb;
+	struct jw *w;
+	struct bridge *br;
 	size_t startup_len;
 };
 
@@ -95,6 +113,46 @@ struct sess {
  * (s->quit). The sandbox is killed at the end. 0, or -1 when the buffers
  * could not be mapped. */
 int sess_serve(struct sess *s);
+
+/* --- bridge.c ------------------------------------------------------- */
+
+#define BR_INFLIGHT_MAX 16	/* bridged calls in flight, per execute */
+
+/* A request of the bridge's: "tools" (answered on w) or "tool_result"
+ * (taken; it gets no response line). 1 handled, 0 not one of them (for
+ * req_parse), -1 the caller is gone. */
+int br_request(struct sess *s, const char *line, size_t n, struct jw *w);
+
+/* An execute begins (the worker is up): the frames to send before its
+ * exec frame (the declared tools, when this worker has not had them)
+ * are appended to pre. */
+void br_begin(struct sess *s, const char *nonce, const char *reqid,
+	      struct mbuf *pre);
+
+/* A frame from the worker while the execute runs: 0 it was a call (taken:
+ * forwarded to the caller as a tool_call event, or refused to the
+ * worker), -1 not a call, -2 a call that cannot be answered (the channel
+ * is broken). */
+int br_frame(struct sess *s, const struct frame *f);
+
+/* While an execute runs: read the caller's input (tool_result lines)? */
+bool br_want_input(const struct sess *s);
+void br_input(struct sess *s);
+/* The tool_result lines among what s->inb holds after the line being
+ * handled (br_input, after its read). */
+void br_take(struct sess *s);
+/* Frames queued for the worker? Write what the socket takes. */
+bool br_want_write(const struct sess *s);
+void br_flush(struct sess *s);
+
+/* The execute ended with status: calls in flight are over. */
+void br_end(struct sess *s, const char *status);
+
+/* "nestedCalls" of the execute's response. */
+void br_report(struct sess *s, struct jw *w);
+
+/* Free the bridge (the session's end; the fuzz target). */
+void br_free(struct sess *s);
 
 /* --- mounts.c ------------------------------------------------------- */
 

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "diag/diag.h"
+#include "util/mbuf.h"
 
 /* The limits of the protocol (docs/SESSION.md, "Limits"). */
 #define SESS_SOURCE_MAX (64 * 1024)	/* code of one execute, UTF-8 */
@@ -168,5 +169,7 @@ void jw_kbool(struct jw *w, const char *key, bool v);
 void jw_knull(struct jw *w, const char *key);
 /* The end of a response: "\n", flush. 0 or -1 (errno in w->err). */
 int jw_flush(struct jw *w);
+/* A writer appending to b instead of an fd (bridge.c). */
+void mbuf_jw(struct jw *w, struct mbuf *b);
 
 #endif

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "policy/netmatch.h"
 #include "proxy/proxy.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

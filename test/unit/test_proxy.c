@@ -11,6 +11,7 @@
 
 #include "chain/chain.h"
 #include "policy/policy.h"
+#include "policy/netmatch.h"
 #include "proxy/proxy.h"
 #include "tap.h"
 

@@ -20,7 +20,7 @@
 #include "seccomp/compile.h"
 #include <seccomp.h>
 #include "seccomp/lint.h"
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 #include "tap.h"
 
 static struct plan p;

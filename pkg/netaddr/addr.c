@@ -6,7 +6,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "proxy/proxy.h"
+#include "netaddr/netaddr.h"
 
 static int hexval(char c)
 {

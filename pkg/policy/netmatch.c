@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/policy.h"
-#include "proxy/proxy.h"
+#include "policy/netmatch.h"
 
 bool px_host_match(const struct px_rule *r, const struct px_host *h)
 {

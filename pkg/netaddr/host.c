@@ -5,7 +5,7 @@
  * differently; non-ASCII would need IDNA, which we do not guess). */
 #include <string.h>
 
-#include "proxy/proxy.h"
+#include "netaddr/netaddr.h"
 
 static bool name_byte(unsigned char c)
 {

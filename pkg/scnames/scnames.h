@@ -1,8 +1,8 @@
-/* seccomp names: syscall names, argument constants and the named presets
+/* scnames: syscall names, argument constants and the named presets
  * a policy can use ("seccomp deny @keyring"). The parser resolves all of
  * them at parse time, so an unknown name is a positioned policy error. */
-#ifndef PYSBX_SC_NAMES_H
-#define PYSBX_SC_NAMES_H
+#ifndef PYSBX_SCNAMES_H
+#define PYSBX_SCNAMES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "seccomp/names.h"
+#include "scnames/scnames.h"
 
 #ifndef __x86_64__
 #error "pkg/seccomp: the syscall table is x86_64's (asm/unistd_64.h)"
