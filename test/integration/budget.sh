@@ -42,12 +42,12 @@ fi
 # Budgets: measured on 2026-12-03 (Debian 12 VM, kernel 6.18) plus
 # the headroom above. step NAME -> budget of its stable count.
 declare -A BUDGET=(
-	[run]=830          # the whole chain of pysbx run
+	[run]=785          # the whole chain of pysbx run
 	[pysbx]=125        # the front door and the guard in it
-	[pysbx-mount]=630  # monitor, pid 1 (the root), its child
+	[pysbx-mount]=585  # monitor, pid 1 (the root), its child
 	[pysbx-exec]=55
 	[pysbx-seccomp]=24
-	[clean]=830        # the chain under pysbx-clean
+	[clean]=785        # the chain under pysbx-clean
 	[pysbx-clean]=125
 )
 
