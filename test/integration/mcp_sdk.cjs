@@ -85,6 +85,10 @@ async function main() {
 	// Progress: the SDK sends a progressToken when onprogress is given.
 	const seen = [];
 	r = await call(client, { code: 'print("p1")' }, { onprogress: (p) => seen.push(p) });
+	// The SDK hands notifications to their handlers a microtask later
+	// than it reads them: a bounded wait for the outcome, not a timing.
+	for (let i = 0; i < 200 && !seen.length; i++)
+		await sleep(50);
 	ok(!r.isError && seen.length >= 1 && typeof seen[0].message === 'string',
 		'progress notifications reach the caller that asked', seen);
 
