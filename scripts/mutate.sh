@@ -1320,8 +1320,8 @@ __MUTATIONS__
 @@ invariant: SECCOMP Naming the killed syscall: the filter's listener never reaches the target (it could answer its own kills)
 @@ file: pkg/seccomp/compile.c
 @@ tests: integration/sigsys
--	if (send_fd(sock, fd) < 0)
-+	if (fcntl(fd, F_SETFD, 0) < 0 || send_fd(sock, fd) < 0)
+-	if (send_fd(sock, fd, f) < 0)
++	if (fcntl(fd, F_SETFD, 0) < 0 || send_fd(sock, fd, f) < 0)
 
 @@ name: sigsys-exit-137
 @@ invariant: SECCOMP Naming the killed syscall: a target the filter killed still ends the run with 159 (128+SIGSYS), as the kernel's kill
@@ -1329,6 +1329,49 @@ __MUTATIONS__
 @@ tests: integration/sigsys
 -					status = SIGSYS; /* as W_EXITCODE(0, SIGSYS) */
 +					status = SIGKILL;
+
+@@ name: denials-answer-allow
+@@ invariant: DENIALS: pid 1 answers a reported call "continue", never a result of its own: the kernel decides every call
+@@ file: pkg/reaper/denials.c
+@@ tests: integration/denials
+-	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
++	resp.val = 0;
+
+@@ name: denials-host-unchecked
+@@ invariant: DENIALS: a path missing from the view is said to exist on the host only when the caller could read it there (never reported from another view)
+@@ file: pkg/guard/denials.c
+@@ tests: integration/denials
+-	    faccessat(AT_FDCWD, e.at, R_OK, AT_EACCESS) < 0)
++	    faccessat(AT_FDCWD, "/", R_OK, AT_EACCESS) < 0)
+
+@@ name: denials-host-existence-only
+@@ invariant: DENIALS: the host check is the caller's read permission, not mere existence (a file the caller cannot read is not named)
+@@ file: pkg/guard/denials.c
+@@ tests: integration/denials
+-	    faccessat(AT_FDCWD, e.at, R_OK, AT_EACCESS) < 0)
++	    faccessat(AT_FDCWD, e.at, F_OK, AT_EACCESS) < 0)
+
+@@ name: denials-flood-listed
+@@ invariant: DENIALS: a flood cannot flood the caller's terminal: GUARD_DENIALS_LISTED paths are named, the rest counted
+@@ file: pkg/guard/guard.h
+@@ tests: integration/denials
+-#define GUARD_DENIALS_LISTED 64
++#define GUARD_DENIALS_LISTED 256
+
+@@ name: denials-flood-no-dedup
+@@ invariant: DENIALS: each distinct path is examined and sent once, repeats are only counted (pid 1's table is bounded)
+@@ file: pkg/reaper/denials.c
+@@ tests: integration/denials
+-		den.count[i]++;
+-		return;
++		den.count[i]++;
+
+@@ name: denials-kill-continued
+@@ invariant: DENIALS: only calls the policy allows outright are reported; a notification for any other is a kill, never "continue"
+@@ file: pkg/reaper/denials.c
+@@ tests: integration/denials
+-	       (s->report_set[nr / 64] >> (nr % 64) & 1);
++	       sc_report_call((int)nr);
 
 @@ name: mcp-mounts-allowed
 @@ invariant: MCP security model 2: the model never chooses mounts (the session's mounts action is refused by the python tool)

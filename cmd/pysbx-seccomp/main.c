@@ -81,6 +81,16 @@ int main(int argc, char **argv)
 		diag_exit(&d);
 	if (bpf && sc_bpf_load(&d, o.bpf, bpf, nbpf) < 0)
 		diag_exit(&d);
+	/* Never silently: report denials that cannot report says so. */
+	if (p.report_denials && !f.reporting)
+		fprintf(stderr, "pysbx-seccomp: warning: report denials: "
+			"denials are not reported in this run (%s)\n",
+			f.audit ? "audit mode" :
+			!f.report ? "the filter allows no path call "
+				    "unconditionally" :
+			c.notify_fd < 0 ? "no pid 1 supervisor: it needs "
+					  "'unshare pid' and pysbx-mount" :
+					  "the kernel refused a listener");
 	/* The filter is in force: from here on only the exec. */
 	chain_exec(&d, &c, environ);
 	diag_exit(&d);

@@ -62,7 +62,8 @@ static int bad_option(struct diag *d, const struct chain *c)
 	static const char *const known[] = {
 		"policy", "define", "allow-untrusted", "partial", "help",
 		"version", "timeout", "kill-after", "status-fd",
-		"scratch-parent", "die-with-parent", "sweep", "export",
+		"scratch-parent", "die-with-parent", "report-denials", "sweep",
+		"export",
 		"list", "bpf", "log", "proxy-fd", NULL,
 	};
 	const char *w = c->argv && optind > 0 ? c->argv[optind - 1] : NULL;

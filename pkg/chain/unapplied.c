@@ -30,7 +30,8 @@ static bool first_of(const struct plan *p, const char *stage, struct first *f)
 				   f->pos = &p->fs[0].pos)) ||
 		       at(p, PAT_UID, "uid", f) || at(p, PAT_GID, "gid", f) ||
 		       at(p, PAT_HOSTNAME, "hostname", f) ||
-		       at(p, PAT_NESTED, "nested-userns", f);
+		       at(p, PAT_NESTED, "nested-userns", f) ||
+		       at(p, PAT_REPORT, "report denials", f);
 	if (!strcmp(stage, "exec"))
 		return (p->nrl &&
 			(f->what = "limit", f->pos = &p->rl[0].pos)) ||

@@ -11,6 +11,7 @@
 	"pysbx run -p POLICY [-D NAME=VALUE]... [-t|--timeout DURATION|none]\n" \
 	"          [-k|--kill-after DURATION] [--status-fd N]\n"              \
 	"          [--scratch-parent DIR] [--die-with-parent]\n"              \
+	"          [--report-denials]\n"                                      \
 	"          [--allow-untrusted] [--] PROG [ARG]..."
 
 /* pysbx run -p POLICY [-D N=V]... [--] PROG [ARG]...: run the canonical

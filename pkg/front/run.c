@@ -18,7 +18,8 @@ static char *put(char **s, const char *a, char sep, const char *b)
 	return w;
 }
 
-enum { RUN_STATUS_FD = 0x2000, RUN_SCRATCH_PARENT, RUN_DIE_WITH_PARENT };
+enum { RUN_STATUS_FD = 0x2000, RUN_SCRATCH_PARENT, RUN_DIE_WITH_PARENT,
+       RUN_REPORT_DENIALS };
 
 /* The guard's options pysbx run passes on (bwrap's --json-status-fd,
  * nsjail's --time_limit): the guard checks their values. */
@@ -43,6 +44,9 @@ static int guard_word(struct diag *d, struct chain *c, int opt,
 	case RUN_DIE_WITH_PARENT:
 		w = "--die-with-parent";
 		break;
+	case RUN_REPORT_DENIALS:
+		w = "--report-denials";
+		break;
 	default:
 		return 0;
 	}
@@ -66,6 +70,7 @@ int front_run_parse(struct diag *d, struct chain *c, int argc, char **argv)
 		{ "scratch-parent", required_argument, NULL,
 		  RUN_SCRATCH_PARENT },
 		{ "die-with-parent", no_argument, NULL, RUN_DIE_WITH_PARENT },
+		{ "report-denials", no_argument, NULL, RUN_REPORT_DENIALS },
 		{ 0 },
 	};
 	int opt, r;

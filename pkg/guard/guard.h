@@ -55,6 +55,7 @@ extern bool guard_landlock_if_asked;
 #define GUARD_USAGE                                                         \
 	"pysbx-clean [-p POLICY] [-D NAME=VALUE]... [-t DURATION|none]\n"   \
 	"         [-k DURATION] [--status-fd N] [--die-with-parent]\n"      \
+	"         [--report-denials]\n"                                     \
 	"         [--scratch-parent DIR] PROG [ARG]...\n"                   \
 	"       pysbx-clean --sweep PARENT"
 
@@ -71,6 +72,8 @@ extern bool guard_landlock_if_asked;
 	"  --status-fd N       write JSON status records (started, exit) "  \
 	"to fd N\n"                                                         \
 	"  --die-with-parent   end the run when the caller dies\n"        \
+	"  --report-denials    name each path the sandbox's view denied "   \
+	"(report denials)\n"                                                \
 	"  --scratch-parent DIR  make the scratch directory under DIR\n"
 
 struct guard_opts;
@@ -169,6 +172,31 @@ struct sigsys_rec {
 	long kills;		/* kills so far in this run */
 };
 
+/* Parsing report records (flat JSON objects, status.c): a string value
+ * kept escaped (validated), a number in [min, max]; 0 or -1. One line
+ * to fd in one write(2) (n: its length; fd < 0: nothing). */
+int guard_json_str(const char *line, const char *key, char *out,
+		   size_t outlen);
+int guard_json_long(const char *line, const char *key, long min, long max,
+		    long *out);
+int guard_write_line(int fd, const char *line, int n);
+
+/* --- denials.c ------------------------------------------------------- */
+
+/* Paths of report denials named on stderr and as status records; the
+ * rest are counted. */
+#define GUARD_DENIALS_LISTED 64
+
+/* Before the run. */
+void guard_denials_init(void);
+/* pid 1's records "denial", "denial-count", "denials" (reaper/denials.h):
+ * checked (a path missing in the view is a denial only if the caller
+ * can see it on the host), counted, passed on as `denial` records. */
+void guard_denial_record(const char *event, const char *line, int status_fd);
+struct guard_opts;
+/* After the run: the `denials` status record and the stderr summary. */
+void guard_denials_end(const struct diag *d, const struct guard_opts *o);
+
 /* The chain's report records, read from the report pipe. Strings are
  * kept JSON-escaped, as received (validated: no raw control character,
  * no unescaped quote), so that they can be written out again verbatim. */
@@ -254,6 +282,8 @@ struct guard_opts {
 	bool timeout_set, kill_after_set;
 	uint64_t timeout_ms, kill_after_ms;
 	bool die_with_parent;
+	bool report_denials;	/* --report-denials, or the plan's
+				 * `report denials` */
 	int status_fd;		/* -1: none */
 	const char *scratch_parent; /* --scratch-parent, NULL: none */
 	pid_t caller;		/* getppid() at startup */

@@ -20,6 +20,7 @@ enum {
 	OPT_SCRATCH_PARENT,
 	OPT_SWEEP,
 	OPT_LANDLOCK_IF_ASKED,
+	OPT_REPORT_DENIALS,
 };
 
 static int duration(struct diag *d, const char *opt, const char *arg,
@@ -46,6 +47,7 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 		{ "kill-after", required_argument, NULL, 'k' },
 		{ "status-fd", required_argument, NULL, OPT_STATUS_FD },
 		{ "die-with-parent", no_argument, NULL, OPT_DIE_WITH_PARENT },
+		{ "report-denials", no_argument, NULL, OPT_REPORT_DENIALS },
 		{ "scratch-parent", required_argument, NULL,
 		  OPT_SCRATCH_PARENT },
 		{ "sweep", required_argument, NULL, OPT_SWEEP },
@@ -84,6 +86,8 @@ int guard_parse_args(struct diag *d, struct chain *c, struct guard_opts *o,
 			o->status_fd = (int)fd;
 		} else if (opt == OPT_DIE_WITH_PARENT) {
 			o->die_with_parent = true;
+		} else if (opt == OPT_REPORT_DENIALS) {
+			o->report_denials = true;
 		} else if (opt == OPT_SCRATCH_PARENT) {
 			o->scratch_parent = optarg;
 		} else if (opt == OPT_SWEEP) {
@@ -151,6 +155,11 @@ int guard_main(int argc, char **argv)
 		res.mode = mode_name(o.mode);
 		status_set_mode(res.mode);
 	}
+	guard_denials_init();
+	if (o.report_denials && o.mode == MODE_LANDLOCK_ONLY)
+		diag_warn(&d, "report denials: denials are not reported in "
+			  "Landlock-only mode (no pid namespace, so no "
+			  "supervisor the target cannot stop)");
 
 	/* Standalone, the target learns its scratch dir from the
 	 * environment; in the chain the policy says where it goes. */
@@ -164,6 +173,7 @@ int guard_main(int argc, char **argv)
 		goto fail;
 	free(env);
 	guard_explain_end(&d, &o, &res);
+	guard_denials_end(&d, &o);
 	guard_mode_hint(&d, &o, c.policy, &res);
 	if (scratch_remove(&d, &s) < 0)
 		scratch_left(&d, &res);

@@ -187,6 +187,8 @@ int guard_resolve(struct diag *d, struct chain *c, struct guard_opts *o,
 	o->kill_after_ms = p.kill_after_ms;
 	o->die_with_parent = p.die_with_parent = o->die_with_parent ||
 						  p.die_with_parent;
+	o->report_denials = p.report_denials = o->report_denials ||
+						p.report_denials;
 	if (guard_mode_plan(d, o, c->policy, c->allow_untrusted, &p) < 0)
 		goto out;
 	/* The proxy's listener is made in pysbx-mount's network namespace:

@@ -46,7 +46,7 @@ static const char *json_find(const char *line, const char *key)
 
 /* Copy a JSON string value, still escaped, into out. -1 if it is not a
  * string, holds a raw control character, or does not fit. */
-static int json_str(const char *line, const char *key, char *out,
+int guard_json_str(const char *line, const char *key, char *out,
 		    size_t outlen)
 {
 	const char *p = json_find(line, key);
@@ -70,7 +70,7 @@ static int json_str(const char *line, const char *key, char *out,
 	return 0;
 }
 
-static int json_long(const char *line, const char *key, long min, long max,
+int guard_json_long(const char *line, const char *key, long min, long max,
 		     long *out)
 {
 	const char *p = json_find(line, key);
@@ -88,7 +88,6 @@ static int json_long(const char *line, const char *key, long min, long max,
 	return 0;
 }
 
-static int write_line(int fd, const char *line, int n);
 
 /* pysbx-mount's {"stage":"mount","event":"protect","what":W,"path":P}
  * (docs/SECURITY.md "Protected paths"): passed on as a status record. */
@@ -96,13 +95,13 @@ static void protect_line(const struct report *r, const char *line)
 {
 	char what[16], path[3072], run[16], out[3200];
 
-	if (r->status_fd < 0 || json_str(line, "what", what, sizeof(what)) ||
-	    json_str(line, "path", path, sizeof(path)))
+	if (r->status_fd < 0 || guard_json_str(line, "what", what, sizeof(what)) ||
+	    guard_json_str(line, "path", path, sizeof(path)))
 		return;
 	/* "run":"earlier": found at this start, left by a killed run */
-	if (json_str(line, "run", run, sizeof(run)) || strcmp(run, "earlier"))
+	if (guard_json_str(line, "run", run, sizeof(run)) || strcmp(run, "earlier"))
 		run[0] = '\0';
-	write_line(r->status_fd, out,
+	guard_write_line(r->status_fd, out,
 		   snprintf(out, sizeof(out),
 			    "{\"event\":\"protect\",\"what\":\"%s\","
 			    "\"path\":\"%s\"%s}\n", what, path,
@@ -120,19 +119,19 @@ static void sigsys_line(struct report *r, const char *line)
 
 	n = json_find(line, "syscall");
 	if (!n || (strncmp(n, "null", 4) &&
-		   json_str(line, "syscall", k.name, sizeof(k.name))) ||
-	    json_long(line, "nr", 0, INT_MAX, &k.nr) ||
-	    json_str(line, "arch", k.arch, sizeof(k.arch)) ||
-	    json_long(line, "pid", 1, INT_MAX, &k.pid) ||
-	    json_str(line, "comm", k.comm, sizeof(k.comm)) ||
-	    json_long(line, "kills", 1, INT_MAX, &k.kills) || !t)
+		   guard_json_str(line, "syscall", k.name, sizeof(k.name))) ||
+	    guard_json_long(line, "nr", 0, INT_MAX, &k.nr) ||
+	    guard_json_str(line, "arch", k.arch, sizeof(k.arch)) ||
+	    guard_json_long(line, "pid", 1, INT_MAX, &k.pid) ||
+	    guard_json_str(line, "comm", k.comm, sizeof(k.comm)) ||
+	    guard_json_long(line, "kills", 1, INT_MAX, &k.kills) || !t)
 		return;
 	k.target = !strncmp(t, "true", 4);
 	if (!r->sigsys.have || (k.target && !r->sigsys.target))
 		r->sigsys = k;
 	else
 		r->sigsys.kills = k.kills;
-	write_line(r->status_fd, out,
+	guard_write_line(r->status_fd, out,
 		   snprintf(out, sizeof(out),
 			    "{\"event\":\"sigsys\",\"syscall\":%s%s%s,"
 			    "\"nr\":%ld,\"arch\":\"%s\",\"pid\":%ld,"
@@ -148,36 +147,41 @@ static int report_line(struct report *r, const char *line)
 	char stage[32], event[32], err[sizeof(r->fail_error)];
 	long v, e, code;
 
-	if (line[0] != '{' || json_str(line, "stage", stage, sizeof(stage)))
+	if (line[0] != '{' || guard_json_str(line, "stage", stage, sizeof(stage)))
 		return 0;
-	if (!json_str(line, "event", event, sizeof(event)) &&
+	if (!guard_json_str(line, "event", event, sizeof(event)) &&
 	    !strcmp(event, "protect")) {
 		protect_line(r, line);
 		return 0;
 	}
-	if (!json_str(line, "event", event, sizeof(event)) &&
+	if (!guard_json_str(line, "event", event, sizeof(event)) &&
+	    !strncmp(event, "denial", 6)) {
+		guard_denial_record(event, line, r->status_fd);
+		return 0;
+	}
+	if (!guard_json_str(line, "event", event, sizeof(event)) &&
 	    !strcmp(event, "sigsys")) {
 		sigsys_line(r, line);
 		return 0;
 	}
-	if (!json_str(line, "event", event, sizeof(event))) {
+	if (!guard_json_str(line, "event", event, sizeof(event))) {
 		if (strcmp(event, "started") || r->started ||
-		    json_long(line, "pid", 1, INT_MAX, &v))
+		    guard_json_long(line, "pid", 1, INT_MAX, &v))
 			return 0;
 		r->started = true;
 		r->started_pid = v;
 		return 1;
 	}
 	if (!strcmp(stage, "target")) {
-		if (json_long(line, "status", 0, 0xffff, &v))
+		if (guard_json_long(line, "status", 0, 0xffff, &v))
 			return 0;
 		r->have_target = true;
 		r->target_status = (int)v;
 		return 0;
 	}
-	if (json_str(line, "error", err, sizeof(err)) ||
-	    json_long(line, "errno", 0, 4095, &e) ||
-	    json_long(line, "code", 0, 255, &code))
+	if (guard_json_str(line, "error", err, sizeof(err)) ||
+	    guard_json_long(line, "errno", 0, 4095, &e) ||
+	    guard_json_long(line, "code", 0, 255, &code))
 		return 0;
 	/* The first failure is the cause; a later one (a step reporting
 	 * that its child failed) is a consequence. */
@@ -224,7 +228,7 @@ int report_feed(struct report *r, const char *p, size_t n)
 	return started;
 }
 
-static int write_line(int fd, const char *line, int n)
+int guard_write_line(int fd, const char *line, int n)
 {
 	ssize_t w;
 
@@ -253,7 +257,7 @@ int status_started(int fd, long pid)
 
 	if (run_mode)
 		snprintf(mode, sizeof(mode), ",\"mode\":\"%s\"", run_mode);
-	return write_line(fd, line,
+	return guard_write_line(fd, line,
 			  snprintf(line, sizeof(line),
 				   "{\"event\":\"started\",\"pid\":%ld%s}\n", pid,
 				   mode));
@@ -298,7 +302,7 @@ static int exit_line(int fd, const struct run_result *r)
 			 r->sigsys.name[0] ? "\"" : "", r->sigsys.nr,
 			 r->sigsys.arch, r->sigsys.pid,
 			 r->sigsys.target ? "true" : "false");
-	return write_line(
+	return guard_write_line(
 		fd, line,
 		snprintf(line, sizeof(line),
 			 "{\"event\":\"exit\",\"stage\":\"%s\",\"error\":%s,"

@@ -254,6 +254,11 @@ static int pid1(struct pid1_args *a)
 					 "unable to create a socket pair");
 		ss.sock = sv[0];
 		m->chain->notify_fd = sv[1];
+	} else if (p->report_denials && (p->ns & NS_PID)) {
+		/* Never silently (docs/DENIALS.md); without a pid
+		 * namespace pysbx-seccomp says it. */
+		diag_warn(d, "report denials: denials are not reported in "
+			  "this run (no pysbx-seccomp step follows)");
 	}
 	if (monitor_gone(sync_fd))
 		return diag_fail(d, EXIT_SYSCALL, 0, "unable to start: the "
@@ -296,6 +301,7 @@ static int pid1(struct pid1_args *a)
 	}
 	ss.report_fd = d->report_fd;
 	ss.target = pid;
+	ss.plan = p->report_denials ? p : NULL;
 	pid1_waiting = 1;
 	m->exit_code = reaper_init(pid, sync_fd, d->report_fd, p->ns & NS_PID,
 				   ss.sock >= 0 ? &ss : NULL);

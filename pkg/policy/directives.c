@@ -1400,6 +1400,19 @@ static void d_dwp(struct ctx *c, const struct pos *pos, struct tok *t, int n)
 		c->p->die_with_parent = true;
 }
 
+static void d_report(struct ctx *c, const struct pos *pos, struct tok *t,
+		     int n)
+{
+	(void)n;
+	if (once(c, pos, &t[0], PAT_REPORT))
+		return;
+	if (strcmp(t[1].s, "denials")) {
+		perr_at(c, pos, t[1].col, "expected 'report denials'");
+		return;
+	}
+	c->p->report_denials = true;
+}
+
 static void d_scratch(struct ctx *c, const struct pos *pos, struct tok *t,
 		      int n)
 {
@@ -1470,6 +1483,7 @@ static const struct {
 	{ "seccomp", d_seccomp, 1, -1, "seccomp ACTION SYSCALL... [if COND...]" },
 	{ "timeout", d_timeout, 1, 3, "timeout DURATION|none [kill-after D]" },
 	{ "die-with-parent", d_dwp, 0, 0, "die-with-parent" },
+	{ "report", d_report, 1, 1, "report denials" },
 	{ "scratch", d_scratch, 2, 2, "scratch create PARENT | adopt DIR" },
 	{ "include", d_include, 1, 1, "include FILE" },
 	{ "landlock", d_landlock, 1, 1, "landlock yes|no" },

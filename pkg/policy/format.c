@@ -617,6 +617,10 @@ static void render(struct out *o, const struct plan *p, int wp)
 	} else if (!wp) {
 		add(o, "# no die-with-parent: the run goes on if its caller dies\n");
 	}
+	if (p->report_denials) {
+		line(o, wp, at(p, PAT_REPORT), "report");
+		add(o, " denials\n");
+	}
 	if (p->scratch != SCRATCH_NONE) {
 		line(o, wp, at(p, PAT_SCRATCH), "scratch");
 		add(o, p->scratch == SCRATCH_CREATE ? " create" : " adopt");

@@ -175,7 +175,7 @@ enum plan_at {
 	PAT_UNSHARE, PAT_UID, PAT_GID, PAT_HOSTNAME, PAT_NESTED, PAT_CHDIR,
 	PAT_UMASK, PAT_SESSION, PAT_DIESIG, PAT_STDIN, PAT_KEEPFD, PAT_SCDEFAULT,
 	PAT_AUDIT, PAT_TIMEOUT, PAT_DWP, PAT_SCRATCH, PAT_PROXY, PAT_LANDLOCK,
-	PAT_LLBEST, PAT_LLONLY, PAT_N
+	PAT_LLBEST, PAT_LLONLY, PAT_REPORT, PAT_N
 };
 
 /* Landlock classes a policy may mark best-effort (landlock-best-effort):
@@ -234,6 +234,8 @@ struct plan {
 	uint64_t kill_after_ms;	/* grace between TERM and KILL */
 	unsigned char timeout_unit, kill_after_unit; /* enum unit_written */
 	bool die_with_parent;
+	bool report_denials;	/* report denials: pid 1 names what the view
+				 * denies (docs/DENIALS.md) */
 	enum scratch_mode scratch;
 	const char *scratch_path; /* parent (create) or directory (adopt) */
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "chain/chain.h"
+#include "reaper/denials.h"
 #include "reaper/reaper.h"
 
 int reaper_code(int status)
@@ -129,6 +130,8 @@ int reaper_init(pid_t target, int death_fd, int report_fd, bool in_pidns,
 				    WIFSIGNALED(status) &&
 				    WTERMSIG(status) == SIGKILL)
 					status = SIGSYS; /* as W_EXITCODE(0, SIGSYS) */
+				if (ss)
+					denials_flush(ss);
 				chain_report_status(report_fd, status);
 				if (in_pidns && has_children())
 					kill(-1, SIGKILL);

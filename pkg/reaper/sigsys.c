@@ -13,6 +13,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
+#include "reaper/denials.h"
 #include "reaper/sigsys.h"
 #include "scnames/scnames.h"
 
@@ -24,6 +25,14 @@
 #endif
 #define PIDFD_THREAD_FLAG O_EXCL	/* PIDFD_THREAD, Linux 6.9 */
 #define X32_BIT 0x40000000
+/* Linux 6.6: wake pid 1 on the caller's CPU and the caller on pid 1's
+ * (a hand-over, not a wake-up through the run queue): a call that
+ * waits for pid 1 costs microseconds instead of a scheduling slice on
+ * a loaded machine. Not in the build's 6.1 headers. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#define SYNC_WAKE_UP 1ULL	/* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
 
 /* i386's name for nr (an int 0x80 call), from the build's uapi header
  * (the Makefile generates it), or NULL. */
@@ -53,11 +62,11 @@ static void take_listener(struct sigsys_sup *s)
 	struct msghdr mh = { 0 };
 	struct cmsghdr *cm;
 	struct iovec iov;
-	char byte;
+	char msg[1 + sizeof(s->report_set)];
 	__u64 id = 0;
 	ssize_t r;
 
-	iov = (struct iovec){ &byte, 1 };
+	iov = (struct iovec){ msg, sizeof(msg) };
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	mh.msg_control = u.buf;
@@ -65,6 +74,12 @@ static void take_listener(struct sigsys_sup *s)
 	r = recvmsg(s->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
+	/* With report denials, the numbers of the reported calls follow
+	 * (seccomp/compile.c send_fd); any other length: none. */
+	if (r == (ssize_t)sizeof(msg) && s->plan) {
+		memcpy(s->report_set, msg + 1, sizeof(s->report_set));
+		s->reporting = true;
+	}
 	for (cm = r > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm;
 	     cm = CMSG_NXTHDR(&mh, cm)) {
 		size_t n;
@@ -80,10 +95,18 @@ static void take_listener(struct sigsys_sup *s)
 			/* A listener answers ENOENT for an unknown id. */
 			if (s->listener < 0 &&
 			    ioctl(fd[i], SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 &&
-			    errno == ENOENT)
+			    errno == ENOENT) {
 				s->listener = fd[i];
-			else
+				/* Only where calls come often: report
+				 * denials. Refused by an older kernel:
+				 * the ordinary wake-up. */
+				if (s->reporting)
+					ioctl(fd[i],
+					      SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+					      SYNC_WAKE_UP);
+			} else {
 				close(fd[i]);
+			}
 		}
 	}
 	close(s->sock);
@@ -91,7 +114,7 @@ static void take_listener(struct sigsys_sup *s)
 }
 
 /* A number from a procfs file ("Pid:\t123"), or 0. */
-static long proc_field(int dirfd, const char *path, const char *key,
+long sigsys_proc_field(int dirfd, const char *path, const char *key,
 		       char *name, size_t namelen)
 {
 	char buf[2048], *p;
@@ -128,14 +151,14 @@ static long proc_field(int dirfd, const char *path, const char *key,
 
 /* The pid the host's procfs shows for a pidfd (fdinfo's Pid is in the
  * procfs's pid namespace), or 0. */
-static long host_pid(const struct sigsys_sup *s, int pidfd)
+long sigsys_host_pid(const struct sigsys_sup *s, int pidfd)
 {
 	char path[48];
 
 	if (s->hostproc < 0 || pidfd < 0)
 		return 0;
 	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	return proc_field(s->hostproc, path, "Pid:\t", NULL, 0);
+	return sigsys_proc_field(s->hostproc, path, "Pid:\t", NULL, 0);
 }
 
 static void describe(const struct seccomp_notif *req, char *name,
@@ -216,6 +239,12 @@ static void on_notification(struct sigsys_sup *s)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return;	/* the caller went away (killed, or a signal) */
+	/* A path call of report denials: never a kill (the compiler
+	 * sends only calls the policy allows outright). */
+	if (s->plan && denials_is_report(s, &req)) {
+		denials_notified(s, &req);
+		return;
+	}
 	/* The pidfd first, then the check that the notification is still
 	 * pending: only then is req.pid still the caller (the filter's
 	 * WAIT_KILLABLE_RECV keeps it waiting now that we received it). A
@@ -227,9 +256,9 @@ static void on_notification(struct sigsys_sup *s)
 			pidfd = (int)syscall(SYS_pidfd_open, req.pid, 0);
 	}
 	valid = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0;
-	if (valid && (thread_host = host_pid(s, pidfd)) > 0) {
+	if (valid && (thread_host = sigsys_host_pid(s, pidfd)) > 0) {
 		snprintf(path, sizeof(path), "%ld/status", thread_host);
-		tgid_host = proc_field(s->hostproc, path, "Tgid:\t", comm,
+		tgid_host = sigsys_proc_field(s->hostproc, path, "Tgid:\t", comm,
 				       sizeof(comm));
 	}
 	/* SIGKILL: uncatchable, and to the whole thread group, as
@@ -252,7 +281,7 @@ static void on_notification(struct sigsys_sup *s)
 	if (!s->target_host) {
 		int t = (int)syscall(SYS_pidfd_open, s->target, 0);
 
-		s->target_host = host_pid(s, t);
+		s->target_host = sigsys_host_pid(s, t);
 		if (t >= 0)
 			close(t);
 	}

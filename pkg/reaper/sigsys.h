@@ -15,7 +15,10 @@
 #define PYSBX_REAPER_SIGSYS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+struct plan;
 
 /* Records written per run; later kills are counted in the last one. */
 #define SIGSYS_MAX_RECORDS 16
@@ -30,6 +33,11 @@ struct sigsys_sup {
 	long target_host;	/* its pid in hostproc's namespace, 0: unknown */
 	bool target_killed;	/* the filter killed the target's process */
 	unsigned kills;
+	const struct plan *plan; /* report denials: the plan, else NULL
+				  * (reaper/denials.h) */
+	bool reporting;		/* pysbx-seccomp sent report_set */
+	uint64_t report_set[512 / 64]; /* the x86_64 numbers the filter
+				 * notifies on for report denials */
 };
 
 /* The fd pid 1 should poll for this supervisor (the socket until the
@@ -39,5 +47,12 @@ int sigsys_pollfd(const struct sigsys_sup *s);
 /* poll reported revents for that fd: take the listener, or handle one
  * notification. Kills what must die; never blocks. */
 void sigsys_ready(struct sigsys_sup *s, short revents);
+
+/* For denials.c: a number from a procfs file ("Pid:\t123") under
+ * dirfd, or 0 (name, if not NULL, gets the Name: field, made plain);
+ * the pid the host's procfs shows for a pidfd, or 0. */
+long sigsys_proc_field(int dirfd, const char *path, const char *key,
+		       char *name, size_t namelen);
+long sigsys_host_pid(const struct sigsys_sup *s, int pidfd);
 
 #endif

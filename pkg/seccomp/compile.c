@@ -18,6 +18,7 @@
 #include "seccomp/compile.h"
 #include <seccomp.h>
 #include "scnames/scnames.h"
+#include "seccomp/report.h"
 #include "util/alloc.h"
 #include "util/names.h"
 
@@ -267,6 +268,50 @@ static int add_routes(struct comp *k)
 	return 0;
 }
 
+/* report denials: the path calls the policy allows outright return
+ * TRACE(SC_REPORT_MARK), which the load turns into USER_NOTIF for pid 1
+ * (answered "continue": the kernel decides) or back into ALLOW. Nothing
+ * is added without the directive: the filter stays byte for byte. */
+static int add_reports(struct comp *k)
+{
+	const struct sc_report_call *c;
+	unsigned n;
+	int rc;
+
+	c = sc_report_calls(&n);
+	for (unsigned i = 0; i < n; i++) {
+		if (!sc_report_eligible(k->p, c[i].nr))
+			continue;
+		rc = seccomp_rule_add_array(k->f->ctx,
+					    SCMP_ACT_TRACE(SC_REPORT_MARK),
+					    c[i].nr, 0, NULL);
+		if (rc < 0)
+			return diag_fail(k->d, EXIT_SYSCALL, -rc,
+					 "unable to add the rule of report "
+					 "denials for %s", c[i].name);
+		k->f->rules++;
+		k->f->report++;
+		k->f->report_set[c[i].nr / 64] |= (uint64_t)1 << (c[i].nr % 64);
+	}
+	if (k->f->report)
+		note(k->f, "%u path syscalls (open, execve, mkdir, ...): "
+		     "USER_NOTIF to pid 1, answered CONTINUE (%s:%u:%u: "
+		     "report denials)", k->f->report,
+		     k->p->at[PAT_REPORT].line ? k->p->at[PAT_REPORT].file
+					       : "--report-denials",
+		     k->p->at[PAT_REPORT].line, k->p->at[PAT_REPORT].col);
+	return 0;
+}
+
+/* The marks of add_reports become ret (ALLOW, or USER_NOTIF). */
+static void set_reports(struct sock_filter *insns, size_t n, uint32_t ret)
+{
+	for (size_t i = 0; i < n; i++)
+		if (insns[i].code == (BPF_RET | BPF_K) &&
+		    insns[i].k == (SECCOMP_RET_TRACE | SC_REPORT_MARK))
+			insns[i].k = ret;
+}
+
 static int set_attr(struct comp *k, enum scmp_filter_attr attr,
 		    uint32_t value, const char *what)
 {
@@ -343,11 +388,15 @@ int sc_compile(struct diag *d, const struct plan *p, unsigned flags,
 	for (size_t i = 0; i < p->nsc; i++) {
 		const struct sc_rule *r = &p->sc[i];
 
+		/* An unconditional allow that report denials turns into
+		 * a notification (add_reports). */
+		if (!k.audit && sc_report_eligible(p, r->nr))
+			continue;
 		if (add_rule(&k, r->name, r->nr, r->act, r->err, r->ncond,
 			     r->cond, &r->pos) < 0)
 			goto fail;
 	}
-	if (add_routes(&k) < 0)
+	if (add_routes(&k) < 0 || (!k.audit && add_reports(&k) < 0))
 		goto fail;
 	return 0;
 fail:
@@ -456,6 +505,7 @@ int sc_export(struct diag *d, struct sc_filter *f, int fd)
 
 	if (sc_filter_bpf(d, f, &insns, &n) < 0)
 		return -1;
+	set_reports(insns, n, SECCOMP_RET_ALLOW);
 	len = n * sizeof(*insns);
 	while (off < len) {
 		ssize_t w = write(fd, (char *)insns + off, len - off);
@@ -516,6 +566,9 @@ int sc_load(struct diag *d, struct sc_filter *f)
 	 * Same call, no flags (no TSYNC: pysbx-seccomp is single-threaded). */
 	if (sc_filter_bpf(d, f, &insns, &n) < 0)
 		return -1;
+	/* No listener: the reported calls are allowed, as without the
+	 * directive (pysbx-seccomp says that nothing is reported). */
+	set_reports(insns, n, SECCOMP_RET_ALLOW);
 	prog.len = (unsigned short)n;
 	prog.filter = insns;
 	/* The filter may deny madvise: the heap is no longer populated ahead
@@ -551,16 +604,27 @@ int sc_notify_ok(const struct plan *p, const struct sc_filter *f)
 	return allowed;
 }
 
-static int send_fd(int sock, int fd)
+/* "L", then, when calls are reported, the set of their numbers: pid 1
+ * must tell a reported call from a kill by the very set this filter
+ * notifies on (its own plan has no seccomp lines: PARSE_SKIP_SECCOMP). */
+static int send_fd(int sock, int fd, const struct sc_filter *f)
 {
+	char msg[1 + sizeof(f->report_set)] = "L";
+	size_t len = 1;
+
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
 	struct msghdr mh = { 0 };
 	struct cmsghdr *cm;
-	struct iovec iov = { "L", 1 };
+	struct iovec iov;
 
+	if (f->report) {
+		memcpy(msg + 1, f->report_set, sizeof(f->report_set));
+		len += sizeof(f->report_set);
+	}
+	iov = (struct iovec){ msg, len };
 	memset(&u, 0, sizeof(u));
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
@@ -571,7 +635,7 @@ static int send_fd(int sock, int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
 int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
@@ -587,6 +651,7 @@ int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
 		if (insns[i].code == (BPF_RET | BPF_K) &&
 		    insns[i].k == SECCOMP_RET_KILL_PROCESS)
 			insns[i].k = SECCOMP_RET_USER_NOTIF;
+	set_reports(insns, n, SECCOMP_RET_USER_NOTIF);
 	prog.len = (unsigned short)n;
 	prog.filter = insns;
 	alloc_prefault(0);	/* as in sc_load */
@@ -608,10 +673,13 @@ int sc_load_notify(struct diag *d, struct sc_filter *f, int sock)
 	}
 	/* From here on a kill waits for pid 1: without the listener there
 	 * it would fail with ENOSYS, so a failed send ends the step. */
-	if (send_fd(sock, fd) < 0)
+	if (send_fd(sock, fd, f) < 0)
 		return diag_fail(d, EXIT_SYSCALL, errno,
 				 "unable to pass the syscall filter's "
 				 "listener to pid 1");
+	/* fd is close-on-exec (the kernel makes listeners so): the
+	 * target never holds it. */
+	f->reporting = f->report > 0;
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #define PYSBX_SC_COMPILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <linux/filter.h>
 
@@ -54,6 +55,10 @@ struct sc_filter {
 	unsigned syscalls;	/* distinct syscalls with rules */
 	int tree;		/* binary-tree optimisation in use */
 	int audit;		/* every denial became a log */
+	unsigned report;	/* path calls marked for report denials */
+	uint64_t report_set[512 / 64]; /* their numbers */
+	int reporting;		/* they go to pid 1's listener (loaded by
+				 * sc_load_notify) */
 	size_t nnotes;
 	char notes[SC_MAX_NOTES][192]; /* "io_uring_setup: ERRNO(1) (...)" */
 };
