@@ -483,6 +483,46 @@ void tool_error(struct jw *w, const char *msg)
 	jw_end(w);
 }
 
+/* The session's plots ("images": [{mimeType, data, bytes}], bounded and
+ * checked by the session) as MCP image content. Only base64 text and an
+ * image/ type pass; anything else is left to structuredContent. */
+static void images(struct jw *w, const struct jv *j)
+{
+	int arr = jv_get(j, 0, "images");
+	uint32_t i;
+
+	if (jv_type(j, arr) != JV_ARR)
+		return;
+	i = (uint32_t)arr + 1;
+	for (uint32_t k = 0; k < j->node[arr].n; k++) {
+		int d = jv_get(j, (int)i, "data"), t = jv_get(j, (int)i, "mimeType");
+		char mime[64];
+		bool ok = jv_type(j, d) == JV_STR &&
+			  jv_str(j, t, mime, sizeof(mime)) > 6 &&
+			  !strncmp(mime, "image/", 6);
+
+		for (uint32_t c = ok ? j->node[d].start + 1 : 0;
+		     ok && c + 1 < j->node[d].end; c++) {
+			char ch = j->src[c];
+
+			ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+			     (ch >= '0' && ch <= '9') || ch == '+' || ch == '/' ||
+			     ch == '=';
+		}
+		if (ok) {
+			jw_raw(w, ",", 1);
+			jw_begin(w);
+			jw_kstr(w, "type", "image");
+			jw_key(w, "data");
+			jw_raw(w, j->src + j->node[d].start,
+			       j->node[d].end - j->node[d].start);
+			jw_kstr(w, "mimeType", mime);
+			jw_end(w);
+		}
+		i = j->node[i].next;
+	}
+}
+
 /* The response object without its "id" (ours, not the model's). */
 static void structured(struct jw *w, const struct jv *j,
 		       const char *session)
@@ -553,6 +593,7 @@ void tool_result(struct jw *w, const struct jv *jp, const char *note,
 	s = b.p ? b.p : "";
 	jw_kbytes(w, "text", s, b.len);
 	jw_end(w);
+	images(w, &j);
 	jw_raw(w, "]", 1);
 	structured(w, &j, session);
 	jw_kbool(w, "isError", err);
